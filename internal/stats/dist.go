@@ -1,0 +1,165 @@
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Phase names one measured interval of a request. Values are microseconds.
+type Phase uint8
+
+// The phases. Connect, Processing, Waiting and Total feed ab's Connection
+// Times rows; Corrected exists only in rate mode.
+const (
+	Connect    Phase = iota // dial start to connected (TLS done); 0 on a reused connection
+	Processing              // Total minus Connect
+	Waiting                 // request fully written to first response byte
+	Total                   // request start (dial start on a new connection) to last byte
+	Corrected               // rate mode: intended send time to last byte (coordinated-omission corrected)
+	NumPhases               // the number of phases; not a phase
+)
+
+var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected"}
+
+// String returns the phase's JSON name.
+func (p Phase) String() string {
+	if p < NumPhases {
+		return phaseNames[p]
+	}
+	return fmt.Sprintf("phase(%d)", uint8(p))
+}
+
+// Histogram geometry shared by every recorder, so histograms merge
+// losslessly: 1 µs to 1 hour at 3 significant digits (relative error at most
+// 0.1%; exact below 2048 µs).
+const (
+	histLowest  = 1
+	histHighest = 3600 * 1000 * 1000
+	histDigits  = 3
+)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, histDigits) }
+
+// Exact holds exact moments of a phase's samples: count, sum, min and max in
+// µs, and M2 (the sum of squared deviations from the mean, µs²) kept with
+// Welford's method so the standard deviation is accurate for any run length.
+// The zero value is an empty distribution.
+type Exact struct {
+	Count int64   `json:"count"`
+	Sum   int64   `json:"sum_us"`
+	Min   int64   `json:"min_us"`
+	Max   int64   `json:"max_us"`
+	M2    float64 `json:"m2_us2"`
+	mean  float64
+}
+
+// Add records one sample of v µs.
+func (e *Exact) Add(v int64) {
+	e.Count++
+	e.Sum += v
+	if e.Count == 1 || v < e.Min {
+		e.Min = v
+	}
+	if v > e.Max {
+		e.Max = v
+	}
+	d := float64(v) - e.mean
+	e.mean += d / float64(e.Count)
+	e.M2 += d * (float64(v) - e.mean)
+}
+
+// Merge adds o's samples to e (Chan et al.'s parallel update).
+func (e *Exact) Merge(o *Exact) {
+	if o.Count == 0 {
+		return
+	}
+	if e.Count == 0 {
+		*e = *o
+		e.mean = o.Mean()
+		return
+	}
+	n := float64(e.Count + o.Count)
+	d := o.Mean() - e.Mean()
+	e.M2 += o.M2 + d*d*float64(e.Count)*float64(o.Count)/n
+	e.Count += o.Count
+	e.Sum += o.Sum
+	e.Min = min(e.Min, o.Min)
+	e.Max = max(e.Max, o.Max)
+	e.mean = float64(e.Sum) / float64(e.Count)
+}
+
+// Mean returns the exact mean in µs (0 when empty).
+func (e *Exact) Mean() float64 {
+	if e.Count == 0 {
+		return 0
+	}
+	return float64(e.Sum) / float64(e.Count)
+}
+
+// StdDev returns the sample standard deviation (n-1 denominator, as ab) in
+// µs; 0 when there are fewer than two samples.
+func (e *Exact) StdDev() float64 {
+	if e.Count < 2 {
+		return 0
+	}
+	return math.Sqrt(e.M2 / float64(e.Count-1))
+}
+
+// Dist is one phase's distribution in a Result: exact moments plus the
+// HdrHistogram of the same samples. Hist is nil when there are no samples.
+type Dist struct {
+	Exact
+	Hist *hdrhistogram.Histogram
+}
+
+type distJSON struct {
+	Exact
+	Hist string `json:"hdr,omitempty"` // base64 HdrHistogram V2 compressed ("HISTF…")
+}
+
+// MarshalJSON writes the exact moments and the histogram as base64 V2.
+func (d *Dist) MarshalJSON() ([]byte, error) {
+	j := distJSON{Exact: d.Exact}
+	if d.Hist != nil && d.Hist.TotalCount() > 0 {
+		b, err := d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, fmt.Errorf("stats: encode histogram: %w", err)
+		}
+		j.Hist = string(b)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads the form written by MarshalJSON.
+func (d *Dist) UnmarshalJSON(b []byte) error {
+	var j distJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	d.Exact = j.Exact
+	d.Exact.mean = d.Exact.Mean()
+	d.Hist = nil
+	if j.Hist != "" {
+		h, err := hdrhistogram.Decode([]byte(j.Hist))
+		if err != nil {
+			return fmt.Errorf("stats: decode histogram: %w", err)
+		}
+		d.Hist = h
+	}
+	return nil
+}
+
+// Percentile returns the value in µs at or below which p percent (0..100)
+// of the samples fall, from the histogram (within 0.1%); 0 when empty.
+func (d *Dist) Percentile(p float64) int64 {
+	if d == nil || d.Hist == nil {
+		return 0
+	}
+	return d.Hist.ValueAtPercentile(p)
+}
+
+// Median returns the 50th percentile in µs.
+func (d *Dist) Median() int64 { return d.Percentile(50) }

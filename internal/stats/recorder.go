@@ -1,0 +1,199 @@
+package stats
+
+import (
+	"sync"
+	"sync/atomic"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// batchLen is how many samples a Recorder holds before it flushes them into
+// its Shard: one mutex acquisition per batchLen requests.
+const batchLen = 32
+
+// maxStatuses is how many distinct status codes a Recorder counts one by
+// one; any further codes share OtherStatus.
+const maxStatuses = 16
+
+// Shard holds the HdrHistograms that a group of Recorders flush into.
+// It is safe for concurrent use.
+type Shard struct {
+	mu   sync.Mutex
+	hist [NumPhases]*hdrhistogram.Histogram // allocated on first use
+}
+
+// NewShards returns n shards for NewRecorder (n < 1 is taken as 1).
+func NewShards(n int) []*Shard {
+	s := make([]*Shard, max(n, 1))
+	for i := range s {
+		s[i] = &Shard{}
+	}
+	return s
+}
+
+// Sample is one response's timings, kept only when a run asks for
+// per-request rows (ab's -g file). Times are µs; Start is Unix µs.
+type Sample struct {
+	Start      int64
+	Connect    int64
+	Processing int64
+	Total      int64
+	Waiting    int64
+}
+
+// Timing is one completed response's phase values in µs, the input of
+// Recorder.Response. Corrected is used only by rate-mode recorders.
+type Timing [NumPhases]int64
+
+// Recorder accumulates one worker's requests. It is owned by that worker:
+// every method but Done must be called from the owning goroutine only, and
+// Done may be read from any goroutine at any time (live progress).
+type Recorder struct {
+	Outcomes    Outcomes
+	Retries     int64 // retried.stale_conn: keep-alive close races retried on a new connection
+	KeepAlive   int64 // responses after which the connection stayed open (ab's Keep-Alive requests)
+	Info        int64 // 1xx interim responses skipped
+	ConnsOpened int64
+	ConnsClosed int64
+	BytesIn     int64 // every byte read from the connection, headers included (ab's Total transferred)
+	BodyIn      int64 // response body bytes (ab's HTML transferred), partial bodies included
+	BytesOut    int64 // every byte written (ab's Total body sent)
+
+	first    firstResponse
+	lengths  [maxLengths]lengthCount // slot 0 is this worker's first length
+	nLengths int
+	exact    [NumPhases]Exact
+	codes    [maxStatuses]int
+	counts   [maxStatuses]int64
+	nCodes   int
+	other    int64
+	batch    [batchLen]Timing
+	nBatch   int
+	phases   Phase // number of phases recorded: Total+1, or NumPhases in rate mode
+	shard    *Shard
+	samples  []Sample // nil unless keepSamples
+	keep     bool
+	done     atomic.Int64
+}
+
+// maxLengths is how many distinct body lengths a Recorder counts; the rest
+// are counted as mismatches whatever the run's document length turns out to be.
+const maxLengths = 8
+
+type lengthCount struct {
+	length int64
+	n      int64
+}
+
+// firstResponse remembers this worker's earliest response, the candidate
+// for ab's "Server Software" and "Document Length".
+type firstResponse struct {
+	at     int64 // monotonic ns since the run's start; 0 = none yet
+	server string
+	length int64
+}
+
+// NewRecorder returns a Recorder that flushes into shard. rate makes it
+// record the Corrected phase; keepSamples makes it keep one Sample per
+// response (memory grows with the run: only for ab's -g file). sizeHint,
+// when positive, preallocates that many samples.
+func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {
+	r := &Recorder{shard: shard, keep: keepSamples, phases: Total + 1}
+	if rate {
+		r.phases = NumPhases
+	}
+	if keepSamples && sizeHint > 0 {
+		r.samples = make([]Sample, 0, sizeHint)
+	}
+	return r
+}
+
+// Done returns the number of requests this recorder has ended so far.
+// Safe for concurrent use.
+func (r *Recorder) Done() int64 { return r.done.Load() }
+
+// End records a request's terminal outcome. Call it exactly once per
+// dispatched request, after Response for ok and non2xx.
+func (r *Recorder) End(o Outcome) {
+	r.Outcomes[o]++
+	r.done.Store(r.done.Load() + 1)
+}
+
+// Status counts one final status code.
+func (r *Recorder) Status(code int) {
+	for i := 0; i < r.nCodes; i++ {
+		if r.codes[i] == code {
+			r.counts[i]++
+			return
+		}
+	}
+	if r.nCodes < maxStatuses {
+		r.codes[r.nCodes] = code
+		r.counts[r.nCodes] = 1
+		r.nCodes++
+		return
+	}
+	r.other++
+}
+
+// Response records the timings of a complete response; startUnixUs is the
+// request's wall-clock start in Unix µs (kept only for -g rows).
+func (r *Recorder) Response(t *Timing, startUnixUs int64) {
+	for p := Phase(0); p < r.phases; p++ {
+		r.exact[p].Add(t[p])
+	}
+	r.batch[r.nBatch] = *t
+	r.nBatch++
+	if r.nBatch == batchLen {
+		r.Flush()
+	}
+	if r.keep {
+		r.samples = append(r.samples, Sample{Start: startUnixUs, Connect: t[Connect],
+			Processing: t[Processing], Total: t[Total], Waiting: t[Waiting]})
+	}
+}
+
+// Body records a complete response's body length and Server header value.
+// The run's first response (smallest at, across all workers) sets ab's
+// Document Length and Server Software; Merge counts every response of
+// another length as ab's Length failure. at is the response's end in
+// monotonic ns since the run started; server is copied only for this
+// worker's first response.
+func (r *Recorder) Body(length int64, server []byte, at int64) {
+	if r.first.at == 0 {
+		r.first = firstResponse{at: max(at, 1), server: string(server), length: length}
+	}
+	for i := 0; i < r.nLengths; i++ {
+		if r.lengths[i].length == length {
+			r.lengths[i].n++
+			return
+		}
+	}
+	if r.nLengths < maxLengths {
+		r.lengths[r.nLengths] = lengthCount{length, 1}
+		r.nLengths++
+	}
+}
+
+// Flush moves the batched samples into the shard's histograms. The worker
+// calls it when it stops; Response calls it when the batch is full.
+func (r *Recorder) Flush() {
+	if r.nBatch == 0 {
+		return
+	}
+	s := r.shard
+	s.mu.Lock()
+	for p := Phase(0); p < r.phases; p++ {
+		h := s.hist[p]
+		if h == nil {
+			h = newHist()
+			s.hist[p] = h
+		}
+		for i := 0; i < r.nBatch; i++ {
+			v := min(max(r.batch[i][p], histLowest), histHighest)
+			_ = h.RecordValue(v) // clamped into range: cannot fail
+		}
+	}
+	s.mu.Unlock()
+	r.nBatch = 0
+}

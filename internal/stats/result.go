@@ -1,0 +1,196 @@
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// FormatVersion is the version of the JSON result format written by
+// Result's JSON encoding. Readers refuse results of a newer version.
+// Version 1 is documented in README.md ("The JSON result").
+const FormatVersion = 1
+
+// Result is the immutable outcome of one run: what was asked (Target), who
+// answered (Server), what happened to every request (Counts) and how long
+// the responses took (Latency). It is what every renderer reads and what
+// `--json` writes; gb report/compare/merge read it back.
+type Result struct {
+	Version   int           `json:"version"`
+	GBVersion string        `json:"gb_version"`
+	Command   []string      `json:"command"` // argv with secrets redacted
+	Start     time.Time     `json:"start"`
+	End       time.Time     `json:"end"`
+	Elapsed   time.Duration `json:"elapsed_ns"` // ab's "Time taken for tests": start to last activity
+	StoppedBy string        `json:"stopped_by"` // StopCount, StopTime, StopSignal or StopError
+	StopError string        `json:"stop_error,omitempty"`
+	Target    Target        `json:"target"`
+	Server    Server        `json:"server"`
+	Counts    Counts        `json:"counts"`
+	Latency   Phases        `json:"latency"`
+
+	// Samples holds one row per response when the run kept them (ab's -g);
+	// it is never written to JSON.
+	Samples []Sample `json:"-"`
+}
+
+// Why a run stopped (Result.StoppedBy).
+const (
+	StopCount  = "count"  // the -n budget was used up
+	StopTime   = "time"   // the -t time limit passed
+	StopSignal = "signal" // SIGINT or SIGTERM
+	StopError  = "error"  // a fatal error (see StopError)
+)
+
+// Target describes what the run asked for. Durations are nanoseconds in
+// JSON; zero means "not set".
+type Target struct {
+	URL            string        `json:"url"` // credentials redacted
+	Method         string        `json:"method"`
+	Host           string        `json:"host"` // URL host name, no port, no brackets
+	Port           int           `json:"port"`
+	Path           string        `json:"path"` // path and query, as sent
+	Proxy          string        `json:"proxy,omitempty"`
+	Concurrency    int           `json:"concurrency"`
+	Requests       int64         `json:"requests"`   // -n; 0 = no count limit
+	TimeLimit      time.Duration `json:"time_limit"` // -t
+	Timeout        time.Duration `json:"timeout"`    // -s
+	Rate           float64       `json:"rate,omitempty"`
+	KeepAlive      bool          `json:"keep_alive"`
+	BodyLength     int64         `json:"body_length"`     // request body bytes (-p/-u)
+	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
+	TLSVerify      bool          `json:"tls_verify"`
+	Engine         string        `json:"engine"`
+}
+
+// Server describes who answered.
+type Server struct {
+	Software       string `json:"software"`        // Server header of the first response, cut at the first byte <= 32
+	DocumentLength int64  `json:"document_length"` // body length of the first response
+	TLSProtocol    string `json:"tls_protocol,omitempty"`
+	TLSCipher      string `json:"tls_cipher,omitempty"`
+	TLSTempKey     string `json:"tls_temp_key,omitempty"`
+	TLSServerName  string `json:"tls_server_name,omitempty"`
+}
+
+// Counts are the run's request and byte counters.
+type Counts struct {
+	Dispatched     int64         `json:"dispatched"` // requests a worker took from the budget
+	Outcomes       Outcomes      `json:"outcomes"`
+	Retries        int64         `json:"retried_stale_conn"`
+	LengthMismatch int64         `json:"length_mismatch"` // responses whose body length differs from Document Length
+	KeepAlive      int64         `json:"keep_alive_responses"`
+	Info           int64         `json:"info_responses"`
+	ConnsOpened    int64         `json:"conns_opened"`
+	ConnsClosed    int64         `json:"conns_closed"`
+	BytesIn        int64         `json:"bytes_in"`  // headers and bodies
+	BodyIn         int64         `json:"body_in"`   // bodies only
+	BytesOut       int64         `json:"bytes_out"` // request lines, headers and bodies
+	Status         map[int]int64 `json:"status"`
+	OtherStatus    int64         `json:"status_other,omitempty"` // codes beyond the per-worker table
+}
+
+// Phases holds one Dist per phase; a phase with no samples is nil.
+type Phases [NumPhases]*Dist
+
+// MarshalJSON writes the phases that have samples, keyed by name.
+func (p Phases) MarshalJSON() ([]byte, error) {
+	m := make(map[string]*Dist, NumPhases)
+	for i, d := range p {
+		if d != nil {
+			m[Phase(i).String()] = d
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the form written by MarshalJSON.
+func (p *Phases) UnmarshalJSON(b []byte) error {
+	var m map[string]*Dist
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*p = Phases{}
+	for k, d := range m {
+		found := false
+		for i, n := range phaseNames {
+			if n == k {
+				p[i], found = d, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("stats: unknown latency phase %q", k)
+		}
+	}
+	return nil
+}
+
+// Complete returns ab's "Complete requests": responses received (ok and
+// non2xx), the requests that have latency samples.
+func (r *Result) Complete() int64 { return r.Counts.Outcomes[OK] + r.Counts.Outcomes[Non2xx] }
+
+// Breakdown is ab's failure breakdown. Connect: DNS, connect, local and
+// connect-timeout failures. Receive: stale connections, resets and
+// first-byte/header/body/total timeouts. Length: truncated bodies plus, unless
+// variable lengths are allowed (-l), complete responses whose length differs
+// from the first. Exceptions: TLS, protocol and write failures.
+type Breakdown struct {
+	Connect, Receive, Length, Exceptions int64
+}
+
+// Breakdown returns the run's ab failure breakdown.
+func (r *Result) Breakdown() Breakdown {
+	o := &r.Counts.Outcomes
+	b := Breakdown{
+		Connect: o[FailDNS] + o[FailConnect] + o[FailLocal] + o[TimeoutConnect],
+		Receive: o[FailStaleConn] + o[FailReset] + o[TimeoutFirstByte] + o[TimeoutHeaders] +
+			o[TimeoutBody] + o[TimeoutTotal],
+		Length:     o[FailTruncated],
+		Exceptions: o[FailTLS] + o[TimeoutTLS] + o[FailProtocol] + o[FailWrite],
+	}
+	if !r.Target.VariableLength {
+		b.Length += r.Counts.LengthMismatch
+	}
+	return b
+}
+
+// Failed returns ab's "Failed requests": the sum of the breakdown.
+func (r *Result) Failed() int64 {
+	b := r.Breakdown()
+	return b.Connect + b.Receive + b.Length + b.Exceptions
+}
+
+// Check verifies the accounting invariants that must hold for any result:
+// I2 (dispatched = ok + non2xx + Σfailed + Σaborted) and I8 (latencies are
+// non-negative and ordered: min <= p50 <= p90 <= p99 <= max). It returns
+// one error per broken invariant; none means the result is consistent.
+func (r *Result) Check() []error {
+	var errs []error
+	o := &r.Counts.Outcomes
+	if got := o.Sum() - o[Dropped]; got != r.Counts.Dispatched {
+		errs = append(errs, fmt.Errorf("I2: dispatched %d != ok+non2xx+failed+aborted %d", r.Counts.Dispatched, got))
+	}
+	for i, d := range r.Latency {
+		if d == nil {
+			continue
+		}
+		name := Phase(i).String()
+		if d.Count > 0 && d.Min < 0 {
+			errs = append(errs, fmt.Errorf("I8: %s latency min %d µs < 0", name, d.Min))
+		}
+		if d.Hist == nil {
+			continue
+		}
+		p50, p90, p99 := d.Percentile(50), d.Percentile(90), d.Percentile(99)
+		if !(p50 <= p90 && p90 <= p99) {
+			errs = append(errs, fmt.Errorf("I8: %s percentiles out of order: p50 %d p90 %d p99 %d", name, p50, p90, p99))
+		}
+		if d.Hist.TotalCount() != d.Count {
+			errs = append(errs, fmt.Errorf("I5: %s histogram holds %d samples, exact count %d", name, d.Hist.TotalCount(), d.Count))
+		}
+	}
+	if t := r.Latency[Total]; t != nil && t.Count != r.Complete() {
+		errs = append(errs, fmt.Errorf("I5: %d latency samples for %d complete responses", t.Count, r.Complete()))
+	}
+	return errs
+}
