@@ -1,0 +1,164 @@
+package h1
+
+import (
+	"bytes"
+	"io"
+)
+
+// Limits bound what a Reader accepts from a server. The zero value of each
+// field selects the default named beside it.
+type Limits struct {
+	MaxHeaderBytes int // header section incl. interim responses; 0 = 64 KiB
+	MaxFields      int // header fields per response; 0 = 100
+	MaxInfo        int // 1xx interim responses before the final one; 0 = 5
+	MaxChunkLine   int // chunk-size line incl. extensions; 0 = 4 KiB
+}
+
+func (l Limits) resolved() Limits {
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = 64 << 10
+	}
+	if l.MaxFields <= 0 {
+		l.MaxFields = 100
+	}
+	if l.MaxInfo <= 0 {
+		l.MaxInfo = 5
+	}
+	if l.MaxChunkLine <= 0 {
+		l.MaxChunkLine = 4 << 10
+	}
+	return l
+}
+
+// DefaultBufferSize is the read buffer a Reader uses when NewReader is
+// given a smaller size. A header line must fit in the buffer.
+const DefaultBufferSize = 16 << 10
+
+// Reader reads HTTP/1.x responses from one connection into a fixed buffer
+// and discards their bodies, framing them by RFC 9112 §6.3. It allocates
+// nothing per response. A Reader is owned by one goroutine.
+type Reader struct {
+	src     io.Reader
+	buf     []byte
+	r, w    int   // unread bytes are buf[r:w]
+	err     error // read error held back while buffered bytes remain
+	started bool  // a byte of the current response has arrived
+	lim     Limits
+	server  [64]byte
+	nserver int
+
+	// Wire counts every byte read from the source since the last Reset.
+	Wire int64
+}
+
+// NewReader returns a Reader over src with a buffer of size bytes (at least
+// DefaultBufferSize when size is smaller than 4 KiB) and the given limits.
+func NewReader(src io.Reader, size int, lim Limits) *Reader {
+	if size < 4<<10 {
+		size = DefaultBufferSize
+	}
+	return &Reader{src: src, buf: make([]byte, size), lim: lim.resolved()}
+}
+
+// Reset makes the Reader read from src (a new connection), dropping any
+// buffered bytes and zeroing Wire.
+func (r *Reader) Reset(src io.Reader) {
+	r.src, r.r, r.w, r.err, r.started, r.Wire = src, 0, 0, nil, false, 0
+}
+
+// Buffered returns the number of bytes read from the connection but not yet
+// consumed. Bytes buffered between responses are unsolicited: the
+// connection must not be reused.
+func (r *Reader) Buffered() int { return r.w - r.r }
+
+// Started reports whether any byte of the response being read has arrived:
+// an error before that is a failure to answer at all (a stale connection or
+// a first-byte timeout), after it a broken response.
+func (r *Reader) Started() bool { return r.started }
+
+// Server returns the Server header value of the last response read (at
+// most 64 bytes). It is valid until the next ReadHeader.
+func (r *Reader) Server() []byte { return r.server[:r.nserver] }
+
+// Fill blocks until at least one byte is buffered. The caller uses it to
+// time the first response byte. It returns the connection's read error
+// (io.EOF when the server closed first).
+func (r *Reader) Fill() error {
+	if r.r < r.w {
+		return nil
+	}
+	return r.fill()
+}
+
+// fill reads once into the free part of the buffer, compacting first when
+// the buffer is full. It returns errFull if one unconsumed run fills the
+// whole buffer.
+func (r *Reader) fill() error {
+	if r.r == r.w {
+		r.r, r.w = 0, 0
+	}
+	if r.err != nil {
+		err := r.err
+		r.err = nil
+		return err
+	}
+	if r.w == len(r.buf) {
+		if r.r == 0 {
+			return errFull
+		}
+		r.w = copy(r.buf, r.buf[r.r:r.w])
+		r.r = 0
+	}
+	for range 100 {
+		n, err := r.src.Read(r.buf[r.w:])
+		r.w += n
+		r.Wire += int64(n)
+		if n > 0 {
+			r.err = err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
+
+var errFull = &ProtocolError{"buffer full"}
+
+// broken turns a read error inside a started response into the error the
+// caller sees: a clean EOF becomes ErrTruncated.
+func broken(err error) error {
+	if err == io.EOF {
+		return ErrTruncated
+	}
+	return err
+}
+
+// readLine returns the next line without its line ending (CRLF or bare
+// LF), charging its length to *budget. The line aliases the buffer and is
+// valid until the next read.
+func (r *Reader) readLine(budget *int, tooLong error) ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(r.buf[r.r:r.w], '\n'); i >= 0 {
+			line := r.buf[r.r : r.r+i]
+			r.r += i + 1
+			if *budget -= i + 1; *budget < 0 {
+				return nil, tooLong
+			}
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			return line, nil
+		}
+		if r.w-r.r > *budget {
+			return nil, tooLong
+		}
+		if err := r.fill(); err != nil {
+			if err == errFull {
+				return nil, tooLong
+			}
+			return nil, broken(err)
+		}
+	}
+}

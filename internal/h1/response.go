@@ -1,0 +1,283 @@
+package h1
+
+import (
+	"bytes"
+	"io"
+)
+
+// Framing is how a response body is delimited (RFC 9112 §6.3).
+type Framing uint8
+
+// The framings.
+const (
+	NoBody   Framing = iota // HEAD, 204, 304: no body whatever the headers say
+	Length                  // Content-Length bytes
+	Chunked                 // chunked transfer coding, then trailers
+	UntilEOF                // the body ends when the server closes the connection
+)
+
+// Response is what ReadHeader and ReadBody learn about one response. The
+// caller owns it and reuses it: ReadHeader resets every field.
+type Response struct {
+	Status        int     // final status code (1xx responses are skipped)
+	Minor         int     // HTTP/1.x minor version of the final response
+	KeepAlive     bool    // the connection may carry another request after this response
+	Framing       Framing // how the body is delimited
+	ContentLength int64   // -1 when absent or overridden by Transfer-Encoding
+	CLAndTE       bool    // both Content-Length and Transfer-Encoding were sent (anomaly; connection closed)
+	Info          int     // 1xx interim responses skipped
+	HeaderBytes   int64   // bytes of status lines and header sections, interim responses included
+	BodyBytes     int64   // body bytes consumed so far (decoded chunk data for chunked bodies)
+}
+
+// header is the parse state of one header section.
+type header struct {
+	cl        int64
+	hasCL     bool
+	te        bool
+	chunked   bool // the last transfer coding is chunked
+	close     bool
+	keepAlive bool
+	fields    int
+}
+
+// ReadHeader reads the status line and header section of the next
+// response, skipping up to Limits.MaxInfo interim 1xx responses, and sets
+// resp's framing. head says the request was HEAD (no body expected).
+//
+// Before any byte of the response arrives it returns the connection's error
+// unchanged (io.EOF for a close); after that a clean close is ErrTruncated.
+// Malformed input is a *ProtocolError.
+func (r *Reader) ReadHeader(resp *Response, head bool) error {
+	*resp = Response{ContentLength: -1}
+	r.started = false
+	if err := r.Fill(); err != nil {
+		return err
+	}
+	r.started = true
+	budget := r.lim.MaxHeaderBytes
+	for {
+		start := budget
+		var h header
+		err := r.readSection(resp, &h, &budget)
+		resp.HeaderBytes += int64(start - budget)
+		if err != nil {
+			return err
+		}
+		if resp.Status >= 200 {
+			return r.frame(resp, &h, head)
+		}
+		if resp.Status == 101 {
+			return ErrUnexpected101
+		}
+		if resp.Info++; resp.Info > r.lim.MaxInfo {
+			return ErrTooManyInfo
+		}
+	}
+}
+
+// readSection reads one status line and its header fields.
+func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
+	if err := r.checkPrefix(); err != nil {
+		return err
+	}
+	line, err := r.readLine(budget, ErrHeaderTooLarge)
+	if err != nil {
+		return err
+	}
+	if err := parseStatus(line, resp); err != nil {
+		return err
+	}
+	r.nserver = 0
+	for {
+		line, err := r.readLine(budget, ErrHeaderTooLarge)
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			return nil
+		}
+		if err := r.field(line, h); err != nil {
+			return err
+		}
+	}
+}
+
+var httpPrefix, sshPrefix = []byte("HTTP/1."), []byte("SSH-")
+
+// checkPrefix rejects a reply that cannot be HTTP/1.x as soon as its first
+// bytes arrive, instead of waiting for a line end that may never come.
+func (r *Reader) checkPrefix() error {
+	for r.w-r.r < len(httpPrefix) {
+		if !bytes.HasPrefix(httpPrefix, r.buf[r.r:r.w]) {
+			break
+		}
+		if err := r.fill(); err != nil {
+			return broken(err)
+		}
+	}
+	b := r.buf[r.r:r.w]
+	if bytes.HasPrefix(b, httpPrefix) {
+		return nil
+	}
+	switch {
+	case len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03:
+		return ErrStatusLineTLS
+	case bytes.HasPrefix(b, sshPrefix):
+		return ErrStatusLineSSH
+	}
+	return ErrStatusLine
+}
+
+// parseStatus parses "HTTP/1.x NNN[ reason]".
+func parseStatus(line []byte, resp *Response) error {
+	if len(line) < 12 || line[7] < '0' || line[7] > '9' || line[8] != ' ' ||
+		(len(line) > 12 && line[12] != ' ') {
+		return ErrStatusLine
+	}
+	code := 0
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return ErrStatusLine
+		}
+		code = code*10 + int(c-'0')
+	}
+	if code < 100 {
+		return ErrStatusLine
+	}
+	resp.Status, resp.Minor = code, int(line[7]-'0')
+	return nil
+}
+
+// field interprets one header line for framing, persistence and Server.
+func (r *Reader) field(line []byte, h *header) error {
+	if line[0] == ' ' || line[0] == '\t' {
+		return nil // obs-fold continuation: gb reads no folded values
+	}
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 || line[colon-1] == ' ' || line[colon-1] == '\t' {
+		return ErrHeaderLine
+	}
+	if h.fields++; h.fields > r.lim.MaxFields {
+		return ErrTooManyFields
+	}
+	name, value := line[:colon], trimOWS(line[colon+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		return h.contentLength(value)
+	case equalFold(name, "transfer-encoding"):
+		h.te = true
+		h.chunked = equalFold(lastToken(value), "chunked")
+	case equalFold(name, "connection"):
+		h.connection(value)
+	case equalFold(name, "server"):
+		r.nserver = copy(r.server[:], value)
+	}
+	return nil
+}
+
+// contentLength parses a Content-Length value: digits, or a list of equal
+// values ("10, 10"); a second header must agree with the first.
+func (h *header) contentLength(v []byte) error {
+	for len(v) > 0 {
+		var item []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			item, v = trimOWS(v[:i]), v[i+1:]
+		} else {
+			item, v = trimOWS(v), nil
+		}
+		n, ok := parseDecimal(item)
+		if !ok || (h.hasCL && n != h.cl) {
+			return ErrContentLength
+		}
+		h.cl, h.hasCL = n, true
+	}
+	if !h.hasCL {
+		return ErrContentLength
+	}
+	return nil
+}
+
+func (h *header) connection(v []byte) {
+	for len(v) > 0 {
+		var tok []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			tok, v = trimOWS(v[:i]), v[i+1:]
+		} else {
+			tok, v = trimOWS(v), nil
+		}
+		if equalFold(tok, "close") {
+			h.close = true
+		} else if equalFold(tok, "keep-alive") {
+			h.keepAlive = true
+		}
+	}
+}
+
+// frame applies RFC 9112 §6.3 and §9.3 to the final response's header.
+func (r *Reader) frame(resp *Response, h *header, head bool) error {
+	resp.KeepAlive = !h.close && (resp.Minor >= 1 || h.keepAlive)
+	switch {
+	case head || resp.Status == 204 || resp.Status == 304:
+		resp.Framing = NoBody
+	case h.te && h.chunked:
+		resp.Framing = Chunked
+		if h.hasCL {
+			resp.CLAndTE, resp.KeepAlive = true, false
+		}
+	case h.te:
+		resp.Framing, resp.KeepAlive = UntilEOF, false
+	case h.hasCL:
+		resp.Framing, resp.ContentLength = Length, h.cl
+	default:
+		resp.Framing, resp.KeepAlive = UntilEOF, false
+	}
+	return nil
+}
+
+// ReadBody consumes and discards the body of the response whose header
+// ReadHeader just read, counting it in resp.BodyBytes (partial bodies
+// included). A body cut short by the server's close is ErrTruncated.
+func (r *Reader) ReadBody(resp *Response) error {
+	switch resp.Framing {
+	case Length:
+		return r.discard(resp, resp.ContentLength)
+	case Chunked:
+		return r.chunked(resp)
+	case UntilEOF:
+		return r.untilEOF(resp)
+	}
+	return nil
+}
+
+// discard consumes n body bytes.
+func (r *Reader) discard(resp *Response, n int64) error {
+	for n > 0 {
+		if r.r == r.w {
+			if err := r.fill(); err != nil {
+				return broken(err)
+			}
+		}
+		k := int64(r.w - r.r)
+		if k > n {
+			k = n
+		}
+		r.r += int(k)
+		n -= k
+		resp.BodyBytes += k
+	}
+	return nil
+}
+
+func (r *Reader) untilEOF(resp *Response) error {
+	for {
+		resp.BodyBytes += int64(r.w - r.r)
+		r.r = r.w
+		if err := r.fill(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
