@@ -1,0 +1,101 @@
+package client
+
+import (
+	"crypto/tls"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gb-bench/gb/internal/h1"
+)
+
+// Config is what every worker's client shares. It is read-only once the
+// run starts. The zero value of each field selects the default beside it.
+type Config struct {
+	Addr       string        // host:port to dial (the proxy's with -X)
+	TLS        *tls.Config   // nil = plain TCP
+	Request    []byte        // the request's wire bytes, built once (h1.Request.Append)
+	Head       bool          // the request is HEAD: responses have no body
+	KeepAlive  bool          // reuse connections (-k); otherwise one request per connection
+	Idempotent bool          // the method may be retried after the keep-alive close race
+	Timeout    time.Duration // -s: deadline for connect, handshake and each request; 0 = 30 s
+	LocalAddr  net.Addr      // -B: local address to dial from; nil = any
+	SockBuf    int           // -b: SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+	BufferSize int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
+	Limits     h1.Limits     // response limits; zero = h1's defaults
+
+	tlsOnce sync.Once
+	tlsInfo TLSInfo
+}
+
+func (c *Config) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return c.Timeout
+}
+
+// control sets socket buffer sizes on each new socket when SockBuf is set.
+func (c *Config) control() func(network, address string, rc syscall.RawConn) error {
+	if c.SockBuf <= 0 {
+		return nil
+	}
+	return func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			if serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, c.SockBuf); serr != nil {
+				return
+			}
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, c.SockBuf)
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}
+}
+
+// TLSInfo describes the first TLS session of a run, for ab's report lines.
+type TLSInfo struct {
+	Version    string // e.g. "TLSv1.3"
+	Cipher     string // IANA name, e.g. "TLS_AES_128_GCM_SHA256"
+	Curve      string // key exchange group, e.g. "X25519"; "" when none
+	ServerName string // SNI sent; "" when none
+}
+
+// TLSSession returns the first handshake's details, and false before any
+// handshake completed. Safe to call after the workers stopped.
+func (c *Config) TLSSession() (TLSInfo, bool) {
+	return c.tlsInfo, c.tlsInfo.Version != ""
+}
+
+// noteTLS records the first completed handshake's details.
+func (f *Fast) noteTLS(tc *tls.Conn) {
+	f.cfg.tlsOnce.Do(func() {
+		st := tc.ConnectionState()
+		f.cfg.tlsInfo = TLSInfo{
+			Version:    tlsVersionName(st.Version),
+			Cipher:     tls.CipherSuiteName(st.CipherSuite),
+			ServerName: st.ServerName,
+		}
+		if st.CurveID != 0 {
+			f.cfg.tlsInfo.Curve = st.CurveID.String()
+		}
+	})
+}
+
+// tlsVersionName spells versions as OpenSSL does ("TLSv1.3"), as ab prints.
+func tlsVersionName(v uint16) string {
+	switch v {
+	case tls.VersionTLS10:
+		return "TLSv1"
+	case tls.VersionTLS11:
+		return "TLSv1.1"
+	case tls.VersionTLS12:
+		return "TLSv1.2"
+	case tls.VersionTLS13:
+		return "TLSv1.3"
+	}
+	return tls.VersionName(v)
+}

@@ -1,0 +1,189 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// Fast is gb's HTTP/1.1 client over one connection at a time: the request
+// bytes are built once, the response is read into a fixed buffer, and
+// nothing is allocated per request. A Fast is owned by one worker.
+type Fast struct {
+	cfg     *Config
+	ctx     context.Context
+	dialer  net.Dialer
+	nc      net.Conn
+	rd      *h1.Reader
+	resp    h1.Response
+	served  int       // requests completed on the current connection
+	armed   time.Time // deadline currently set on nc; zero = none
+	stop    atomic.Bool
+	live    atomic.Pointer[connRef] // the open connection, for Interrupt
+}
+
+var _ load.Conn = (*Fast)(nil)
+
+// connRef publishes the open connection to Interrupt, which runs on another
+// goroutine.
+type connRef struct{ nc net.Conn }
+
+// NewFast returns a client for one worker. ctx ends dials and handshakes
+// when the run stops. The connection is opened by the first Do.
+func NewFast(ctx context.Context, cfg *Config) *Fast {
+	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
+	f.dialer = net.Dialer{Timeout: cfg.timeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
+	return f
+}
+
+// Interrupt makes the current or next Do return with its I/O failed; the
+// worker then counts the request as aborted.
+func (f *Fast) Interrupt() {
+	f.stop.Store(true)
+	if ref := f.live.Load(); ref != nil {
+		_ = ref.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// Close closes the connection and reports whether one was open.
+func (f *Fast) Close() bool {
+	if f.nc == nil {
+		return false
+	}
+	_ = f.nc.Close()
+	f.nc = nil
+	f.live.Store(nil)
+	return true
+}
+
+// Do sends the request and reads the response; see load.Conn.
+func (f *Fast) Do(x *load.Exchange) stats.Outcome {
+	x.Start = time.Now()
+	o, retry := f.attempt(x)
+	if retry {
+		x.Retried = true
+		o, _ = f.attempt(x)
+	}
+	x.Done = time.Now()
+	return o
+}
+
+// attempt makes one try. retry is true when the request met the keep-alive
+// close race on a reused connection and may be sent again on a new one.
+func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
+	reused := f.nc != nil
+	if !reused {
+		if o, ok := f.connect(x); !ok {
+			return o, false
+		}
+	} else {
+		x.Connected = x.Start
+	}
+	f.arm(x.Start)
+	n, err := f.nc.Write(f.cfg.Request)
+	x.BytesOut += int64(n)
+	if err != nil {
+		return f.failWrite(x, err, reused)
+	}
+	x.Written = time.Now()
+	wire := f.rd.Wire
+	o, retry = f.read(x, reused)
+	x.BytesIn += f.rd.Wire - wire
+	return o, retry
+}
+
+// connect dials (and handshakes) a new connection.
+func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
+	if f.stop.Load() {
+		return stats.AbortedSignal, false // the worker relabels it with the stop's cause
+	}
+	nc, err := f.dialer.DialContext(f.ctx, "tcp", f.cfg.Addr)
+	if err != nil {
+		x.Err = err
+		return classifyDial(err), false
+	}
+	x.Opened++
+	if f.cfg.TLS != nil {
+		tc := tls.Client(nc, f.cfg.TLS)
+		hctx, cancel := context.WithTimeout(f.ctx, f.cfg.timeout())
+		err = tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			_ = nc.Close()
+			x.Closed++
+			x.Err = err
+			if isTimeout(err) || hctx.Err() != nil {
+				return stats.TimeoutTLS, false
+			}
+			return stats.FailTLS, false
+		}
+		f.noteTLS(tc)
+		nc = tc
+	}
+	f.nc, f.served, f.armed = nc, 0, time.Time{}
+	f.live.Store(&connRef{nc})
+	f.rd.Reset(nc)
+	x.Connected = time.Now()
+	return stats.OK, true
+}
+
+// arm sets the connection deadline to start + timeout. The deadline is only
+// moved when it would be more than timeout/64 early, so a busy connection
+// pays for the runtime timer update about once per timeout/64, not per
+// request; a request's effective timeout is within 1.6% of the setting.
+func (f *Fast) arm(start time.Time) {
+	d := f.cfg.timeout()
+	want := start.Add(d)
+	if want.Sub(f.armed) > d/64 {
+		_ = f.nc.SetDeadline(want)
+		f.armed = want
+	}
+	if f.stop.Load() {
+		_ = f.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+// read reads the response and decides what happens to the connection.
+func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
+	err := f.rd.Fill()
+	if err != nil {
+		return f.failRead(x, err, reused)
+	}
+	x.FirstByte = time.Now()
+	r := &f.resp
+	if err = f.rd.ReadHeader(r, f.cfg.Head); err == nil {
+		x.Status, x.Info, x.Server = r.Status, r.Info, f.rd.Server()
+		err = f.rd.ReadBody(r)
+	}
+	x.Body = r.BodyBytes
+	if err != nil {
+		return f.failRead(x, err, reused)
+	}
+	f.served++
+	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && f.rd.Buffered() == 0
+	if !x.KeepAlive {
+		f.drop(x)
+	}
+	if r.Status >= 200 && r.Status < 300 {
+		return stats.OK, false
+	}
+	return stats.Non2xx, false
+}
+
+// drop closes the current connection.
+func (f *Fast) drop(x *load.Exchange) {
+	if f.nc != nil {
+		_ = f.nc.Close()
+		f.nc = nil
+		f.live.Store(nil)
+		x.Closed++
+	}
+}

@@ -1,0 +1,46 @@
+package load
+
+import (
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// Conn sends the run's request over one connection (reconnecting as
+// needed) and measures it. Each worker owns one Conn; only Interrupt may be
+// called from another goroutine.
+type Conn interface {
+	// Do sends one request, reads its response and fills x. It returns the
+	// request's outcome; it must not allocate in steady state.
+	Do(x *Exchange) stats.Outcome
+	// Interrupt makes a blocked or later Do return promptly (the run is
+	// stopping). Safe for concurrent use with Do.
+	Interrupt()
+	// Close closes the connection and reports whether one was open.
+	Close() bool
+}
+
+// Exchange is one request's measurements, filled by Conn.Do. Times are
+// monotonic readings; a phase that was not reached is the zero Time.
+type Exchange struct {
+	Start     time.Time // request start: dial start on a new connection, else just before the write
+	Connected time.Time // connection ready (TLS done); equals Start on a reused connection
+	Written   time.Time // request fully written
+	FirstByte time.Time // first response byte arrived
+	Done      time.Time // response complete, or the failure
+
+	Status    int    // final status code; 0 when no status line was read
+	Body      int64  // response body bytes (partial bodies included)
+	BytesIn   int64  // bytes read from the network during this exchange
+	BytesOut  int64  // bytes written to the network during this exchange
+	KeepAlive bool   // the connection stays open for the next request
+	Opened    int    // connections opened by this exchange (a retry opens a second)
+	Closed    int    // connections closed by this exchange
+	Info      int    // 1xx interim responses skipped
+	Retried   bool   // the keep-alive close race was retried on a new connection
+	Server    []byte // Server header value; valid until the next Do
+	Err       error  // the failure, for diagnostics; nil on ok and non2xx
+}
+
+// reset clears x for the next request without allocating.
+func (x *Exchange) reset() { *x = Exchange{} }

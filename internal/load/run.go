@@ -1,0 +1,206 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// Config describes a run. The zero value of each field selects the
+// default beside it; NewConn is required.
+type Config struct {
+	Concurrency int                            // workers, each with one connection; 0 = 1
+	Requests    int64                          // request budget; 0 = no count limit (set Duration)
+	Duration    time.Duration                  // time limit from the start; 0 = none
+	NewConn     func(ctx context.Context) Conn // builds each worker's Conn; ctx ends when the run stops
+	KeepSamples bool                           // keep one stats.Sample per response (ab's -g file)
+	// MaxConnectFailures stops the run (StopError) when this many connect
+	// failures happen before any connection succeeds; 0 = 10, as ab.
+	MaxConnectFailures int
+	// Progress, when set, is called from one goroutine every
+	// ProgressInterval (0 = 100 ms) with the number of requests ended so
+	// far, and once more after the workers stopped.
+	Progress         func(done int64, elapsed time.Duration)
+	ProgressInterval time.Duration
+	// Observe, when set, is called by each worker after every request
+	// (ab's -v 3 and 4). It must be safe for concurrent use; it costs the
+	// hot path its speed, so set it only when asked.
+	Observe func(x *Exchange, o stats.Outcome)
+}
+
+// ErrNoBound is returned by New for a run with neither a request budget
+// nor a time limit: gb never runs unbounded.
+var ErrNoBound = errors.New("load: a run needs a request count or a time limit")
+
+// Run is one benchmark run: Config's workers driving their connections
+// until the budget, the time limit or Stop ends it.
+type Run struct {
+	cfg      Config
+	workers  []*worker
+	shards   []*stats.Shard
+	budget   atomic.Int64 // requests taken from -n so far
+	stopped  atomic.Bool
+	cause    atomic.Pointer[stopCause]
+	opened   atomic.Int64 // successful connects, for the connect-failure abort
+	connFail atomic.Int64
+	mu       sync.Mutex // guards workers and cancel against a concurrent Stop
+	cancel   context.CancelFunc
+	stopCh   chan struct{}
+	start    time.Time
+}
+
+type stopCause struct {
+	reason string // stats.Stop*
+	err    error
+	at     time.Time
+}
+
+// New validates cfg and prepares a run.
+func New(cfg Config) (*Run, error) {
+	if cfg.Requests <= 0 && cfg.Duration <= 0 {
+		return nil, ErrNoBound
+	}
+	if cfg.NewConn == nil {
+		return nil, errors.New("load: Config.NewConn is nil")
+	}
+	cfg.Concurrency = max(cfg.Concurrency, 1)
+	if cfg.MaxConnectFailures <= 0 {
+		cfg.MaxConnectFailures = 10
+	}
+	return &Run{cfg: cfg, stopCh: make(chan struct{})}, nil
+}
+
+// Done returns how many requests have ended so far. Safe for concurrent use
+// once Run has started the workers.
+func (r *Run) Done() int64 {
+	var n int64
+	for _, w := range r.workers {
+		n += w.rec.Done()
+	}
+	return n
+}
+
+// Stop ends the run early for reason (stats.StopSignal, stats.StopTime or
+// stats.StopError): no request is dispatched after it, and requests in
+// flight end as aborted. Safe for concurrent use; the first call wins.
+func (r *Run) Stop(reason string, err error) {
+	if !r.cause.CompareAndSwap(nil, &stopCause{reason: reason, err: err, at: time.Now()}) {
+		return
+	}
+	r.stopped.Store(true)
+	close(r.stopCh)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+	}
+	for _, w := range r.workers {
+		w.conn.Interrupt()
+	}
+}
+
+// Run drives the workers until the run ends and returns the merged
+// result. base supplies what the engine does not know (Target, Command,
+// ...). Run must be called once. Cancelling ctx stops the run as a signal.
+func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.shards = stats.NewShards(4 * runtime.GOMAXPROCS(0))
+	hint := 0
+	if r.cfg.KeepSamples && r.cfg.Requests > 0 {
+		hint = int(r.cfg.Requests/int64(r.cfg.Concurrency)) + 1
+	}
+	workers := make([]*worker, r.cfg.Concurrency)
+	for i := range workers {
+		rec := stats.NewRecorder(r.shards[i%len(r.shards)], false, r.cfg.KeepSamples, hint)
+		workers[i] = &worker{run: r, rec: rec, conn: r.cfg.NewConn(ctx)}
+	}
+	r.mu.Lock()
+	r.workers, r.cancel = workers, cancel
+	r.mu.Unlock()
+	if r.stopped.Load() {
+		cancel()
+	}
+	base.Start = time.Now()
+	r.start = base.Start
+	stopWatch := context.AfterFunc(ctx, func() { r.Stop(stats.StopSignal, nil) })
+	defer stopWatch()
+	if r.cfg.Duration > 0 {
+		t := time.AfterFunc(r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
+		defer t.Stop()
+	}
+	var wg sync.WaitGroup
+	for _, w := range r.workers {
+		wg.Go(w.loop)
+	}
+	if r.cfg.Progress != nil {
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		r.progress(done)
+	}
+	wg.Wait()
+	return r.result(base)
+}
+
+// progress calls cfg.Progress on a ticker until done is closed.
+func (r *Run) progress(done <-chan struct{}) {
+	every := r.cfg.ProgressInterval
+	if every <= 0 {
+		every = 100 * time.Millisecond
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			r.cfg.Progress(r.Done(), time.Since(r.start))
+		case <-done:
+			r.cfg.Progress(r.Done(), time.Since(r.start))
+			return
+		}
+	}
+}
+
+// result merges the workers' recorders into the final Result.
+func (r *Run) result(base stats.Result) *stats.Result {
+	recs := make([]*stats.Recorder, len(r.workers))
+	var last time.Time
+	for i, w := range r.workers {
+		recs[i] = w.rec
+		base.Counts.Dispatched += w.dispatched
+		if w.last.After(last) {
+			last = w.last
+		}
+	}
+	base.StoppedBy = stats.StopCount
+	if c := r.cause.Load(); c != nil {
+		base.StoppedBy, last = c.reason, c.at
+		if c.err != nil {
+			base.StopError = c.err.Error()
+		}
+	}
+	if last.IsZero() {
+		last = time.Now()
+	}
+	base.Elapsed = last.Sub(base.Start)
+	base.End = base.Start.Add(base.Elapsed)
+	return stats.Merge(base, recs, r.shards)
+}
+
+// abortOutcome is the outcome of a request cut off by the stop.
+func (r *Run) abortOutcome() stats.Outcome {
+	if c := r.cause.Load(); c != nil {
+		switch c.reason {
+		case stats.StopTime:
+			return stats.AbortedDeadline
+		case stats.StopError:
+			return stats.AbortedFatal
+		}
+	}
+	return stats.AbortedSignal
+}

@@ -1,0 +1,177 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// fakeConn answers every Do with its script: a fixed outcome, optional
+// delay, and an interruptible block.
+type fakeConn struct {
+	outcome   stats.Outcome
+	delay     time.Duration
+	block     bool // Do blocks until Interrupt
+	interrupt chan struct{}
+	once      *sync.Once
+	open      bool
+	calls     *atomic.Int64
+}
+
+func (f *fakeConn) Do(x *Exchange) stats.Outcome {
+	f.calls.Add(1)
+	x.Start = time.Now()
+	if !f.open && f.outcome != stats.FailConnect {
+		f.open = true
+		x.Opened = 1
+	}
+	x.Connected = x.Start
+	x.Written = x.Start
+	if f.block {
+		<-f.interrupt
+		x.Done = time.Now()
+		return stats.TimeoutFirstByte // what an interrupted read looks like
+	}
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
+	x.FirstByte = time.Now()
+	x.Done = x.FirstByte
+	if f.outcome.Responded() {
+		x.Status, x.Body, x.BytesIn, x.BytesOut = 200, 10, 100, 50
+		if f.outcome == stats.Non2xx {
+			x.Status = 503
+		}
+	}
+	if f.outcome == stats.FailConnect {
+		x.Err = errors.New("connection refused")
+	}
+	return f.outcome
+}
+
+func (f *fakeConn) Interrupt() { f.once.Do(func() { close(f.interrupt) }) }
+
+func (f *fakeConn) Close() bool {
+	was := f.open
+	f.open = false
+	return was
+}
+
+func newFake(calls *atomic.Int64, script fakeConn) func(context.Context) Conn {
+	return func(context.Context) Conn {
+		f := script
+		f.calls = calls
+		f.interrupt = make(chan struct{})
+		f.once = new(sync.Once)
+		return &f
+	}
+}
+
+func mustRun(t *testing.T, cfg Config, ctx context.Context) *stats.Result {
+	t.Helper()
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(ctx, stats.Result{})
+	for _, err := range res.Check() {
+		t.Errorf("invariant: %v", err)
+	}
+	return res
+}
+
+func TestExactCountWithRemainder(t *testing.T) {
+	for _, tc := range []struct{ n, c int64 }{{1, 1}, {1001, 10}, {7, 3}, {100, 100}, {999, 7}} {
+		var calls atomic.Int64
+		res := mustRun(t, Config{Concurrency: int(tc.c), Requests: tc.n,
+			NewConn: newFake(&calls, fakeConn{outcome: stats.OK})}, context.Background())
+		if calls.Load() != tc.n || res.Counts.Dispatched != tc.n || res.Complete() != tc.n {
+			t.Errorf("n=%d c=%d: calls %d dispatched %d complete %d", tc.n, tc.c, calls.Load(), res.Counts.Dispatched, res.Complete())
+		}
+		if res.StoppedBy != stats.StopCount {
+			t.Errorf("stopped by %q, want count", res.StoppedBy)
+		}
+		if got := res.Counts.ConnsOpened; got < 1 || got > tc.c {
+			t.Errorf("n=%d c=%d: conns opened %d, want 1..%d", tc.n, tc.c, got, tc.c)
+		}
+		if res.Counts.ConnsOpened != res.Counts.ConnsClosed {
+			t.Errorf("opened %d != closed %d", res.Counts.ConnsOpened, res.Counts.ConnsClosed)
+		}
+	}
+}
+
+func TestCountersAndStatus(t *testing.T) {
+	var calls atomic.Int64
+	res := mustRun(t, Config{Concurrency: 4, Requests: 40,
+		NewConn: newFake(&calls, fakeConn{outcome: stats.Non2xx})}, context.Background())
+	c := res.Counts
+	if c.Outcomes[stats.Non2xx] != 40 || c.Status[503] != 40 || c.BytesIn != 4000 || c.BytesOut != 2000 || c.BodyIn != 400 {
+		t.Errorf("counts %+v", c)
+	}
+	if res.Server.DocumentLength != 10 || c.LengthMismatch != 0 {
+		t.Errorf("doc length %d mismatches %d", res.Server.DocumentLength, c.LengthMismatch)
+	}
+	if d := res.Latency[stats.Total]; d == nil || d.Count != 40 {
+		t.Errorf("total latency %+v", d)
+	}
+}
+
+func TestTimeLimitAbortsInFlight(t *testing.T) {
+	var calls atomic.Int64
+	res := mustRun(t, Config{Concurrency: 5, Duration: 50 * time.Millisecond,
+		NewConn: newFake(&calls, fakeConn{block: true})}, context.Background())
+	if res.StoppedBy != stats.StopTime {
+		t.Errorf("stopped by %q", res.StoppedBy)
+	}
+	if got := res.Counts.Outcomes[stats.AbortedDeadline]; got != 5 || res.Counts.Dispatched != 5 {
+		t.Errorf("aborted.deadline %d dispatched %d, want 5 and 5", got, res.Counts.Dispatched)
+	}
+}
+
+func TestCancelIsSignalStop(t *testing.T) {
+	var calls atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(30*time.Millisecond, cancel)
+	res := mustRun(t, Config{Concurrency: 3, Requests: 1000,
+		NewConn: newFake(&calls, fakeConn{block: true})}, ctx)
+	if res.StoppedBy != stats.StopSignal || res.Counts.Outcomes[stats.AbortedSignal] != 3 {
+		t.Errorf("stopped by %q, aborted.signal %d", res.StoppedBy, res.Counts.Outcomes[stats.AbortedSignal])
+	}
+}
+
+func TestNothingConnectsStopsRun(t *testing.T) {
+	var calls atomic.Int64
+	res := mustRun(t, Config{Concurrency: 2, Requests: 1000,
+		NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})}, context.Background())
+	if res.StoppedBy != stats.StopError || res.StopError == "" {
+		t.Errorf("stopped by %q (%q)", res.StoppedBy, res.StopError)
+	}
+	if n := calls.Load(); n > 12 {
+		t.Errorf("%d connect attempts: the abort should come after about 10", n)
+	}
+}
+
+func TestProgressAndObserve(t *testing.T) {
+	var calls, observed atomic.Int64
+	var last atomic.Int64
+	mustRun(t, Config{Concurrency: 2, Requests: 20,
+		NewConn:  newFake(&calls, fakeConn{outcome: stats.OK}),
+		Progress: func(done int64, _ time.Duration) { last.Store(done) },
+		Observe:  func(*Exchange, stats.Outcome) { observed.Add(1) },
+	}, context.Background())
+	if last.Load() != 20 || observed.Load() != 20 {
+		t.Errorf("final progress %d, observed %d; want 20 and 20", last.Load(), observed.Load())
+	}
+}
+
+func TestNewRefusesUnboundedRun(t *testing.T) {
+	var calls atomic.Int64
+	if _, err := New(Config{NewConn: newFake(&calls, fakeConn{})}); !errors.Is(err, ErrNoBound) {
+		t.Errorf("err = %v, want ErrNoBound", err)
+	}
+}

@@ -1,0 +1,117 @@
+package load
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// worker is one goroutine with one connection. Everything in it is owned
+// by that goroutine; the run reads dispatched and last after the workers
+// stopped, and rec.Done at any time.
+type worker struct {
+	run        *Run
+	conn       Conn
+	rec        *stats.Recorder
+	dispatched int64
+	last       time.Time // end of this worker's last request
+	backoff    time.Duration
+}
+
+// loop sends requests until the budget is spent or the run stops.
+func (w *worker) loop() {
+	r := w.run
+	var x Exchange
+	for !r.stopped.Load() {
+		if n := r.cfg.Requests; n > 0 && r.budget.Add(1) > n {
+			break
+		}
+		w.dispatched++
+		x.reset()
+		o := w.record(&x, w.conn.Do(&x))
+		if r.cfg.Observe != nil {
+			r.cfg.Observe(&x, o)
+		}
+		if x.Opened > 0 {
+			r.opened.Add(1)
+			w.backoff = 0
+		}
+		if isConnectFailure(o) {
+			w.connectFailed(&x)
+		}
+	}
+	if w.conn.Close() {
+		w.rec.ConnsClosed++
+	}
+	w.rec.Flush()
+}
+
+// record folds one exchange into the worker's recorder and returns its
+// final outcome (a failure caused by the stop becomes aborted).
+func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
+	rec := w.rec
+	rec.BytesIn += x.BytesIn
+	rec.BytesOut += x.BytesOut
+	rec.BodyIn += x.Body
+	rec.ConnsOpened += int64(x.Opened)
+	rec.ConnsClosed += int64(x.Closed)
+	rec.Info += int64(x.Info)
+	if x.Retried {
+		rec.Retries++
+	}
+	if !o.Responded() && w.run.stopped.Load() {
+		o = w.run.abortOutcome()
+	}
+	if x.Status != 0 {
+		rec.Status(x.Status)
+	}
+	if o.Responded() {
+		w.response(x)
+	}
+	rec.End(o)
+	w.last = x.Done
+	return o
+}
+
+// response records a complete response's timings and body.
+func (w *worker) response(x *Exchange) {
+	var t stats.Timing
+	t[stats.Connect] = micros(x.Connected.Sub(x.Start))
+	t[stats.Total] = micros(x.Done.Sub(x.Start))
+	t[stats.Processing] = max(t[stats.Total]-t[stats.Connect], 0)
+	t[stats.Waiting] = micros(x.FirstByte.Sub(x.Written))
+	var startUs int64
+	if w.run.cfg.KeepSamples {
+		startUs = x.Start.UnixMicro()
+	}
+	w.rec.Response(&t, startUs)
+	w.rec.Body(x.Body, x.Server, int64(x.Done.Sub(w.run.start)))
+	if x.KeepAlive {
+		w.rec.KeepAlive++
+	}
+}
+
+// connectFailed stops a run that cannot connect at all, and otherwise backs
+// off (10 ms doubling to 1 s) so a refusing server is not hammered.
+func (w *worker) connectFailed(x *Exchange) {
+	r := w.run
+	if n := r.connFail.Add(1); r.opened.Load() == 0 && n >= int64(r.cfg.MaxConnectFailures) {
+		r.Stop(stats.StopError, fmt.Errorf("test aborted after %d connect failures: %w", n, x.Err))
+		return
+	}
+	w.backoff = min(max(2*w.backoff, 10*time.Millisecond), time.Second)
+	t := time.NewTimer(w.backoff)
+	select {
+	case <-t.C:
+	case <-r.stopCh:
+		t.Stop()
+	}
+}
+
+func isConnectFailure(o stats.Outcome) bool {
+	return o == stats.FailConnect || o == stats.FailDNS || o == stats.TimeoutConnect || o == stats.FailLocal
+}
+
+// micros converts d to whole microseconds, never negative.
+func micros(d time.Duration) int64 { return max(int64(d/time.Microsecond), 0) }

@@ -1,0 +1,150 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func TestExactMatchesTwoPass(t *testing.T) {
+	vals := []int64{5, 1, 900, 17, 17, 3, 250000, 42, 0, 8}
+	var all, a, b Exact
+	for i, v := range vals {
+		all.Add(v)
+		if i%3 == 0 {
+			a.Add(v)
+		} else {
+			b.Add(v)
+		}
+	}
+	a.Merge(&b)
+	var sum float64
+	for _, v := range vals {
+		sum += float64(v)
+	}
+	mean := sum / float64(len(vals))
+	var ss float64
+	for _, v := range vals {
+		ss += (float64(v) - mean) * (float64(v) - mean)
+	}
+	want := math.Sqrt(ss / float64(len(vals)-1))
+	for name, e := range map[string]*Exact{"sequential": &all, "merged": &a} {
+		if e.Count != 10 || e.Sum != int64(sum) || e.Min != 0 || e.Max != 250000 {
+			t.Errorf("%s: %+v", name, e)
+		}
+		if math.Abs(e.StdDev()-want) > 1e-6*want {
+			t.Errorf("%s: sd %f, want %f", name, e.StdDev(), want)
+		}
+	}
+}
+
+func TestExactEdgeCases(t *testing.T) {
+	var e, empty Exact
+	if e.StdDev() != 0 || e.Mean() != 0 {
+		t.Error("empty Exact must report 0")
+	}
+	e.Add(7)
+	if e.StdDev() != 0 || e.Min != 7 || e.Max != 7 {
+		t.Errorf("one sample: %+v sd %f", e, e.StdDev())
+	}
+	e.Merge(&empty)
+	empty.Merge(&e)
+	if empty.Count != 1 || empty.Mean() != 7 {
+		t.Errorf("merge into empty: %+v", empty)
+	}
+}
+
+// record feeds n responses of the given body length into rec.
+func record(rec *Recorder, n int, length int64, total int64, at int64) {
+	for i := 0; i < n; i++ {
+		tm := Timing{Connect: 1, Processing: total - 1, Waiting: total / 2, Total: total}
+		rec.Response(&tm, 0)
+		rec.Body(length, []byte("nginx/1.22.1"), at+int64(i))
+		rec.Status(200)
+		rec.End(OK)
+	}
+}
+
+func TestMergeFirstResponseAndLengths(t *testing.T) {
+	shards := NewShards(2)
+	early, late := NewRecorder(shards[0], false, false, 0), NewRecorder(shards[1], false, false, 0)
+	record(late, 5, 200, 1000, 500)  // first seen later: its length 200 is the mismatch
+	record(early, 7, 100, 3000, 100) // the run's first response: doc length 100
+	record(late, 2, 100, 2000, 900)
+	res := Merge(Result{Counts: Counts{Dispatched: 14}}, []*Recorder{early, late}, shards)
+	if res.Server.DocumentLength != 100 || res.Counts.LengthMismatch != 5 {
+		t.Errorf("doc length %d mismatches %d, want 100 and 5", res.Server.DocumentLength, res.Counts.LengthMismatch)
+	}
+	if res.Server.Software != "nginx/1.22.1" {
+		t.Errorf("server %q", res.Server.Software)
+	}
+	if d := res.Latency[Total]; d.Count != 14 || d.Hist.TotalCount() != 14 || d.Min != 1000 || d.Max != 3000 {
+		t.Errorf("total dist %+v", d.Exact)
+	}
+	if res.Counts.Status[200] != 14 || res.Latency[Corrected] != nil {
+		t.Errorf("status %v corrected %v", res.Counts.Status, res.Latency[Corrected])
+	}
+	if errs := res.Check(); len(errs) != 0 {
+		t.Errorf("check: %v", errs)
+	}
+	res.Target.VariableLength = true
+	if res.Failed() != 0 {
+		t.Errorf("with -l, length mismatches are not failures: %d", res.Failed())
+	}
+}
+
+func TestStatusOverflow(t *testing.T) {
+	rec := NewRecorder(NewShards(1)[0], false, false, 0)
+	for code := 200; code < 200+maxStatuses+3; code++ {
+		rec.Status(code)
+	}
+	res := Merge(Result{}, []*Recorder{rec}, nil)
+	if len(res.Counts.Status) != maxStatuses || res.Counts.OtherStatus != 3 {
+		t.Errorf("status %d codes, other %d", len(res.Counts.Status), res.Counts.OtherStatus)
+	}
+}
+
+func TestCheckCatchesBrokenAccounting(t *testing.T) {
+	res := &Result{Counts: Counts{Dispatched: 3}}
+	res.Counts.Outcomes[OK] = 2
+	if errs := res.Check(); len(errs) != 1 {
+		t.Errorf("I2 violation not reported: %v", errs)
+	}
+}
+
+func TestResultJSONRoundTrip(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	for i := int64(1); i <= 100; i++ {
+		tm := Timing{Connect: 0, Processing: i * 10, Waiting: i, Total: i * 10, Corrected: i * 20}
+		rec.Response(&tm, 0)
+		rec.Body(5, nil, i)
+		rec.Status(200)
+		rec.End(OK)
+	}
+	rec.End(FailReset)
+	res := Merge(Result{Counts: Counts{Dispatched: 101}}, []*Recorder{rec}, shards)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Counts.Outcomes != res.Counts.Outcomes || back.Latency[Corrected].Percentile(99) != res.Latency[Corrected].Percentile(99) ||
+		back.Latency[Total].Exact.M2 != res.Latency[Total].Exact.M2 {
+		t.Errorf("round trip changed the result")
+	}
+	if !bytes.Contains(b, []byte(`"failed.reset":1`)) || !bytes.Contains(b, []byte(`"hdr":"HISTF`)) {
+		t.Errorf("JSON lacks outcome names or base64 V2 histograms: %s", b)
+	}
+	b2, _ := json.Marshal(&back)
+	if !bytes.Equal(b, b2) {
+		t.Errorf("re-encoding differs:\n%s\n%s", b, b2)
+	}
+	if err := json.Unmarshal([]byte(`{"counts":{"outcomes":{"bogus":1}}}`), &back); err == nil {
+		t.Error("unknown outcome accepted")
+	}
+}
