@@ -1,0 +1,272 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+func newConfig(t *testing.T, srv *httptest.Server, method, path string, keepAlive bool) *Config {
+	t.Helper()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	req := h1.Request{Method: method, Target: path, Host: addr, UserAgent: "gb-test", Close: !keepAlive}
+	return &Config{Addr: addr, Request: req.Append(nil), Head: method == "HEAD", KeepAlive: keepAlive,
+		Idempotent: method != "POST", Timeout: 5 * time.Second}
+}
+
+func handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "test/1.0 (extra)")
+		io.WriteString(w, "Hello, World!")
+	})
+	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 3; i++ {
+			io.WriteString(w, strings.Repeat("x", 100))
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/missing", http.NotFound)
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	return mux
+}
+
+func do(f *Fast) (load.Exchange, stats.Outcome) {
+	var x load.Exchange
+	o := f.Do(&x)
+	return x, o
+}
+
+func TestKeepAliveReusesOneConnection(t *testing.T) {
+	srv := httptest.NewServer(handler())
+	defer srv.Close()
+	f := NewFast(context.Background(), newConfig(t, srv, "GET", "/hello", true))
+	defer f.Close()
+	var opened int
+	for i := 0; i < 50; i++ {
+		x, o := do(f)
+		if o != stats.OK || x.Status != 200 || x.Body != 13 || !x.KeepAlive {
+			t.Fatalf("request %d: outcome %v status %d body %d keepalive %v err %v", i, o, x.Status, x.Body, x.KeepAlive, x.Err)
+		}
+		if string(x.Server) != "test/1.0 (extra)" {
+			t.Fatalf("server %q", x.Server)
+		}
+		if !(x.Start.Compare(x.Connected) <= 0 && x.Connected.Compare(x.Written) <= 0 &&
+			x.Written.Compare(x.FirstByte) <= 0 && x.FirstByte.Compare(x.Done) <= 0) {
+			t.Fatalf("timestamps out of order: %+v", x)
+		}
+		opened += x.Opened
+	}
+	if opened != 1 {
+		t.Errorf("opened %d connections for 50 keep-alive requests", opened)
+	}
+}
+
+func TestWithoutKeepAliveOneConnectionPerRequest(t *testing.T) {
+	srv := httptest.NewServer(handler())
+	defer srv.Close()
+	f := NewFast(context.Background(), newConfig(t, srv, "GET", "/hello", false))
+	for i := 0; i < 5; i++ {
+		x, o := do(f)
+		if o != stats.OK || x.Opened != 1 || x.Closed != 1 || x.KeepAlive {
+			t.Fatalf("request %d: %v opened %d closed %d keepalive %v", i, o, x.Opened, x.Closed, x.KeepAlive)
+		}
+	}
+	if f.Close() {
+		t.Error("a connection was left open")
+	}
+}
+
+func TestChunkedNon2xxAndHead(t *testing.T) {
+	srv := httptest.NewServer(handler())
+	defer srv.Close()
+	for _, tc := range []struct {
+		method, path string
+		want         stats.Outcome
+		status       int
+		body         int64
+	}{
+		{"GET", "/chunked", stats.OK, 200, 300},
+		{"GET", "/missing", stats.Non2xx, 404, 19},
+		{"HEAD", "/hello", stats.OK, 200, 0},
+	} {
+		f := NewFast(context.Background(), newConfig(t, srv, tc.method, tc.path, true))
+		for i := 0; i < 3; i++ {
+			x, o := do(f)
+			if o != tc.want || x.Status != tc.status || x.Body != tc.body {
+				t.Errorf("%s %s: %v %d body %d (%v)", tc.method, tc.path, o, x.Status, x.Body, x.Err)
+			}
+		}
+		f.Close()
+	}
+}
+
+func TestTimeoutBeforeFirstByte(t *testing.T) {
+	srv := httptest.NewServer(handler())
+	defer srv.Close()
+	cfg := newConfig(t, srv, "GET", "/slow", true)
+	cfg.Timeout = 200 * time.Millisecond
+	f := NewFast(context.Background(), cfg)
+	x, o := do(f)
+	if o != stats.TimeoutFirstByte || x.Closed != 1 {
+		t.Errorf("outcome %v closed %d err %v", o, x.Closed, x.Err)
+	}
+}
+
+func TestConnectRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	req := h1.Request{Host: addr}
+	f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil)})
+	if _, o := do(f); o != stats.FailConnect {
+		t.Errorf("outcome %v, want failed.connect", o)
+	}
+}
+
+// staleServer answers each request and then closes the connection without
+// saying so, so every reuse meets the keep-alive close race.
+func staleServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if line == "\r\n" {
+						break
+					}
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestStaleConnectionRetriedOnce(t *testing.T) {
+	addr := staleServer(t)
+	req := h1.Request{Host: addr}
+	for _, idempotent := range []bool{true, false} {
+		f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: idempotent})
+		if _, o := do(f); o != stats.OK {
+			t.Fatalf("first request: %v", o)
+		}
+		time.Sleep(100 * time.Millisecond)
+		x, o := do(f)
+		if idempotent && (o != stats.OK || !x.Retried || x.Opened != 1) {
+			t.Errorf("idempotent: outcome %v retried %v opened %d (%v)", o, x.Retried, x.Opened, x.Err)
+		}
+		if !idempotent && (o != stats.FailStaleConn || x.Retried) {
+			t.Errorf("non-idempotent: outcome %v retried %v", o, x.Retried)
+		}
+		f.Close()
+	}
+}
+
+func TestInterruptEndsBlockedRequest(t *testing.T) {
+	srv := httptest.NewServer(handler())
+	defer srv.Close()
+	cfg := newConfig(t, srv, "GET", "/slow", true)
+	cfg.Timeout = time.Minute
+	f := NewFast(context.Background(), cfg)
+	time.AfterFunc(100*time.Millisecond, f.Interrupt)
+	start := time.Now()
+	x, o := do(f)
+	if o.Responded() || time.Since(start) > 30*time.Second {
+		t.Errorf("outcome %v after %v (%v)", o, time.Since(start), x.Err)
+	}
+}
+
+// rawServer answers every request on a connection with the same bytes,
+// allocating nothing per request, so AllocsPerRun measures the client.
+func rawServer(t *testing.T, response string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	resp := []byte(response)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				n := 0
+				for {
+					k, err := c.Read(buf[n:])
+					if err != nil {
+						return
+					}
+					n += k
+					for {
+						i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+						if i < 0 {
+							break
+						}
+						n = copy(buf, buf[i+4:n])
+						if _, err := c.Write(resp); err != nil {
+							return
+						}
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 200 OK\r\nServer: raw\r\nContent-Length: 13\r\n\r\nHello, World!")
+	req := h1.Request{Host: addr}
+	f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true})
+	defer f.Close()
+	var x load.Exchange
+	f.Do(&x) // connect outside the measurement
+	allocs := testing.AllocsPerRun(200, func() {
+		x = load.Exchange{}
+		if o := f.Do(&x); o != stats.OK {
+			t.Fatalf("outcome %v: %v", o, x.Err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per request, want 0", allocs)
+	}
+}
