@@ -16,16 +16,16 @@ import (
 // bytes are built once, the response is read into a fixed buffer, and
 // nothing is allocated per request. A Fast is owned by one worker.
 type Fast struct {
-	cfg     *Config
-	ctx     context.Context
-	dialer  net.Dialer
-	nc      net.Conn
-	rd      *h1.Reader
-	resp    h1.Response
-	served  int       // requests completed on the current connection
-	armed   time.Time // deadline currently set on nc; zero = none
-	stop    atomic.Bool
-	live    atomic.Pointer[connRef] // the open connection, for Interrupt
+	cfg    *Config
+	ctx    context.Context
+	dialer net.Dialer
+	nc     net.Conn
+	rd     *h1.Reader
+	resp   h1.Response
+	served int       // requests completed on the current connection
+	armed  time.Time // deadline currently set on nc; zero = none
+	stop   atomic.Bool
+	live   atomic.Pointer[connRef] // the open connection, for Interrupt
 }
 
 var _ load.Conn = (*Fast)(nil)
