@@ -1,6 +1,9 @@
 package client
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/tls"
 	"net"
 	"sync"
@@ -60,7 +63,8 @@ func (c *Config) control() func(network, address string, rc syscall.RawConn) err
 type TLSInfo struct {
 	Version    string // e.g. "TLSv1.3"
 	Cipher     string // IANA name, e.g. "TLS_AES_128_GCM_SHA256"
-	Curve      string // key exchange group, e.g. "X25519"; "" when none
+	KeyBits    int    // server certificate's public key size
+	TempKey    string // key exchange in ab's shape, e.g. "X25519 253 bits"; "" when none
 	ServerName string // SNI sent; "" when none
 }
 
@@ -79,10 +83,41 @@ func (f *Fast) noteTLS(tc *tls.Conn) {
 			Cipher:     tls.CipherSuiteName(st.CipherSuite),
 			ServerName: st.ServerName,
 		}
-		if st.CurveID != 0 {
-			f.cfg.tlsInfo.Curve = st.CurveID.String()
+		f.cfg.tlsInfo.TempKey = tempKey(st.CurveID)
+		if len(st.PeerCertificates) > 0 {
+			f.cfg.tlsInfo.KeyBits = keyBits(st.PeerCertificates[0].PublicKey)
 		}
 	})
+}
+
+// tempKey describes a key exchange group as ab's "Server Temp Key" line.
+func tempKey(id tls.CurveID) string {
+	switch id {
+	case 0:
+		return ""
+	case tls.X25519:
+		return "X25519 253 bits"
+	case tls.CurveP256:
+		return "ECDH P-256 256 bits"
+	case tls.CurveP384:
+		return "ECDH P-384 384 bits"
+	case tls.CurveP521:
+		return "ECDH P-521 521 bits"
+	}
+	return id.String()
+}
+
+// keyBits returns the size of a certificate public key in bits.
+func keyBits(pub any) int {
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		return k.N.BitLen()
+	case *ecdsa.PublicKey:
+		return k.Curve.Params().BitSize
+	case ed25519.PublicKey:
+		return 253
+	}
+	return 0
 }
 
 // tlsVersionName spells versions as OpenSSL does ("TLSv1.3"), as ab prints.

@@ -65,12 +65,13 @@ type Target struct {
 
 // Server describes who answered.
 type Server struct {
-	Software       string `json:"software"`        // Server header of the first response, cut at the first byte <= 32
-	DocumentLength int64  `json:"document_length"` // body length of the first response
-	TLSProtocol    string `json:"tls_protocol,omitempty"`
-	TLSCipher      string `json:"tls_cipher,omitempty"`
-	TLSTempKey     string `json:"tls_temp_key,omitempty"`
-	TLSServerName  string `json:"tls_server_name,omitempty"`
+	Software       string `json:"software"`                  // Server header of the first response as sent (at most 64 bytes); the text report cuts it as ab does
+	DocumentLength int64  `json:"document_length"`           // body length of the first response
+	TLSProtocol    string `json:"tls_protocol,omitempty"`    // OpenSSL spelling, e.g. "TLSv1.3"
+	TLSCipher      string `json:"tls_cipher,omitempty"`      // Go (IANA) name
+	TLSKeyBits     int    `json:"tls_key_bits,omitempty"`    // size of the server certificate's public key
+	TLSTempKey     string `json:"tls_temp_key,omitempty"`    // ab's shape, e.g. "X25519 253 bits"
+	TLSServerName  string `json:"tls_server_name,omitempty"` // SNI sent; "" when none
 }
 
 // Counts are the run's request and byte counters.

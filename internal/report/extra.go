@@ -1,0 +1,146 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// forbidden are the strings that scripts written for ab match in its
+// report (DESIGN.md §4). gb's own section must never contain them, nor a
+// number followed by a percent sign.
+var forbidden = []string{
+	"Complete requests:", "Failed requests:", "Requests per second:", "Time per request:",
+	"Transfer rate:", "Total:", "Non-2xx responses:",
+}
+
+// percentToken matches a number followed by a percent sign ("99%").
+var percentToken = regexp.MustCompile(`[0-9]%`)
+
+// extraPercentiles are the latency percentiles of gb's section.
+var extraPercentiles = []struct {
+	name string
+	p    float64
+}{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}}
+
+// stopReasons spells Result.StoppedBy.
+var stopReasons = map[string]string{
+	stats.StopCount:  "request count",
+	stats.StopTime:   "time limit",
+	stats.StopSignal: "signal",
+	stats.StopError:  "error",
+}
+
+// writeExtra writes gb's section after ab's report: an empty line, "gb:",
+// then one indented "key: value" line each, values aligned at column 24
+// like ab's. The keys are stable; lists of counts are space-separated
+// name=value tokens; latencies are ms with three decimals (p99.9, never a
+// percent sign). Every key is always present except "corrected ms", which
+// only rate-mode runs have.
+func writeExtra(w io.Writer, r *stats.Result) {
+	c := &r.Counts
+	line := func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) }
+	fmt.Fprint(w, "\ngb:\n")
+	line("latency model", latencyModel(r))
+	line("stopped by", stoppedBy(r))
+	line("outcomes", outcomes(&c.Outcomes))
+	line("retries", fmt.Sprint(c.Retries))
+	line("length mismatches", fmt.Sprint(c.LengthMismatch))
+	line("status codes", statusCodes(c))
+	line("connections", fmt.Sprintf("opened=%d closed=%d", c.ConnsOpened, c.ConnsClosed))
+	line("bytes sent", fmt.Sprint(c.BytesOut))
+	line("latency ms", latencySummary(r.Latency[stats.Total]))
+	if d := r.Latency[stats.Corrected]; d != nil {
+		line("corrected ms", latencySummary(d))
+	}
+}
+
+// latencyModel says what the latencies measure.
+func latencyModel(r *stats.Result) string {
+	if r.Target.Rate > 0 {
+		return "rate mode: latency from intended send time in corrected ms; ab's tables show service time"
+	}
+	return "closed loop: latency is service time, not corrected for coordinated omission"
+}
+
+// stoppedBy says what ended the run, with the error for StopError.
+func stoppedBy(r *stats.Result) string {
+	s, ok := stopReasons[r.StoppedBy]
+	if !ok {
+		s = "unknown"
+	}
+	if r.StopError != "" {
+		s += ": " + r.StopError
+	}
+	return s
+}
+
+// outcomes lists ok and non2xx, then every other non-zero outcome by name.
+func outcomes(o *stats.Outcomes) string {
+	parts := []string{
+		fmt.Sprintf("ok=%d", o[stats.OK]),
+		fmt.Sprintf("non2xx=%d", o[stats.Non2xx]),
+	}
+	for i := stats.Non2xx + 1; i < stats.NumOutcomes; i++ {
+		if o[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", i, o[i]))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// statusCodes lists the final status codes in ascending order, then
+// "other" for codes beyond the recorders' tables; "none" when empty.
+func statusCodes(c *stats.Counts) string {
+	codes := make([]int, 0, len(c.Status))
+	for code := range c.Status {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	var parts []string
+	for _, code := range codes {
+		parts = append(parts, fmt.Sprintf("%d=%d", code, c.Status[code]))
+	}
+	if c.OtherStatus > 0 {
+		parts = append(parts, fmt.Sprintf("other=%d", c.OtherStatus))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// latencySummary lists d's percentiles and maximum in ms, each clamped to
+// the exact extremes; "none" without samples.
+func latencySummary(d *stats.Dist) string {
+	if d == nil || d.Count == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range extraPercentiles {
+		v := min(max(d.Percentile(p.p), d.Min), d.Max)
+		parts = append(parts, fmt.Sprintf("%s=%.3f", p.name, float64(v)/1000))
+	}
+	parts = append(parts, fmt.Sprintf("max=%.3f", float64(d.Max)/1000))
+	return strings.Join(parts, " ")
+}
+
+// defuse makes free text safe for gb's section: control characters become '?',
+// the colon of an ab label becomes " -", and a percent sign after a digit
+// becomes " pct", so that no ab parser can mistake the line for ab's.
+func defuse(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || (r >= 0x7f && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+	for _, f := range forbidden {
+		s = strings.ReplaceAll(s, f, strings.TrimSuffix(f, ":")+" -")
+	}
+	return percentToken.ReplaceAllStringFunc(s, func(m string) string { return m[:1] + " pct" })
+}

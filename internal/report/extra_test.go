@@ -1,0 +1,56 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestExtraSectionIsInvisibleToAbParsers checks DESIGN.md §4: gb's section
+// never contains the strings ab parsers match, nor a number followed by a
+// percent sign, whatever the Result (the "variable" fixture's stop error
+// holds all of them).
+func TestExtraSectionIsInvisibleToAbParsers(t *testing.T) {
+	pct := regexp.MustCompile(`\d+%`)
+	for name, r := range fixtures() {
+		for _, o := range []Options{{}, {NoPercentiles: true}, {NoConfidence: true}} {
+			var b bytes.Buffer
+			if err := Text(&b, r, o); err != nil {
+				t.Fatal(err)
+			}
+			_, extra, ok := strings.Cut(b.String(), "\ngb:\n")
+			if !ok {
+				t.Fatalf("%s: no gb section:\n%s", name, b.String())
+			}
+			for _, f := range forbidden {
+				if strings.Contains(extra, f) {
+					t.Errorf("%s: gb section contains %q:\n%s", name, f, extra)
+				}
+			}
+			if m := pct.FindString(extra); m != "" {
+				t.Errorf("%s: gb section contains %q:\n%s", name, m, extra)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(extra, "\n"), "\n") {
+				if !regexp.MustCompile(`^  [a-z][a-z ]*: {2,}\S`).MatchString(line) {
+					t.Errorf("%s: gb line is not an aligned key: value line: %q", name, line)
+				}
+			}
+		}
+	}
+}
+
+func TestDefuse(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain words", "plain words"},
+		{"Total: 3", "Total - 3"},
+		{"Requests per second: 5, Transfer rate: 1", "Requests per second - 5, Transfer rate - 1"},
+		{"99% of 100%", "99 pct of 100 pct"},
+		{"a%b", "a%b"},
+		{"bell\a\x1b[0m\u0085", "bell??[0m?"},
+	} {
+		if got := defuse(tc.in); got != tc.want {
+			t.Errorf("defuse(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

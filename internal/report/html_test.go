@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestHTMLGolden(t *testing.T) {
+	fx := fixtures()
+	fx["failures"].Server.Software = `<b>"gb&co"</b>` // escaped in the golden file
+	fx["failures"].Target.Host = "<host>"
+	for _, tc := range []struct {
+		file, fixture string
+		o             Options
+	}{
+		{"html_plain.html", "plain", Options{}},
+		{"html_failures.html", "failures", Options{TableAttrs: `border="1"`, RowAttrs: `class="r"`, CellAttrs: `align=left`}},
+		{"html_post.html", "post", Options{}},
+		{"html_zero.html", "zero", Options{}},
+		{"html_variable.html", "variable", Options{}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := HTML(&b, fx[tc.fixture], tc.o); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.file, b.Bytes())
+		})
+	}
+}
+
+// TestHTMLEscapes checks that strings from the server cannot inject markup.
+func TestHTMLEscapes(t *testing.T) {
+	r := fixtures()["plain"]
+	r.Server.Software = `<script>alert(1)</script>`
+	r.Target.Path = `/?a=<b>&c="d"`
+	var b bytes.Buffer
+	if err := HTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"<script>", "<b>", `"d"`} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("HTML contains unescaped %q:\n%s", bad, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("server software not escaped:\n%s", b.String())
+	}
+}
+
+func TestBannerGolden(t *testing.T) {
+	var b bytes.Buffer
+	for _, step := range []func() error{
+		func() error { return Banner(&b, "1.0.0", false) },
+		func() error { return Benchmarking(&b, "127.0.0.1", "", true) },
+		func() error { return Banner(&b, "1.0.0", false) },
+		func() error { return Benchmarking(&b, "example.com", "proxy.local:3128", false) },
+		func() error { return Done(&b) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "banner.txt", b.Bytes())
+
+	b.Reset()
+	if err := Banner(&b, "1.0.0<dev>", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := Done(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "banner.html", b.Bytes())
+}

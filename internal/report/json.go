@@ -1,0 +1,22 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// JSON writes r as indented JSON (two spaces) with a trailing newline: the
+// format `gb report`, `gb compare` and `gb merge` read back (see
+// [stats.Result]). HTML characters are not escaped.
+func JSON(w io.Writer, r *stats.Result) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	e.SetEscapeHTML(false)
+	if err := e.Encode(r); err != nil {
+		return fmt.Errorf("report: json: %w", err)
+	}
+	return nil
+}
