@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// TestBadInput runs the binary with bad command lines: each gives its exit
+// code and one clear line on stderr, never a panic or a stack trace, and
+// nothing is sent.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notRegular := dir // a directory as -p file
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{}, 22, "gb: wrong number of arguments"},
+		{[]string{"http://127.0.0.1:1/", "-n", "10"}, 22, "gb: wrong number of arguments"},
+		{[]string{"-j", "http://127.0.0.1:1/"}, 22, "gb: illegal option -- j"},
+		{[]string{"-n"}, 22, "gb: option requires an argument -- n"},
+		{[]string{"--bogus", "http://127.0.0.1:1/"}, 22, "gb: unknown option --bogus"},
+		{[]string{"-h"}, 22, "Usage: gb [options] [http[s]://]hostname[:port]/path"},
+		{[]string{"-n", "abc", "http://127.0.0.1:1/"}, 22, `gb: invalid value "abc" for -n`},
+		{[]string{"-n", "0", "http://127.0.0.1:1/"}, 22, "gb: Invalid number of requests"},
+		{[]string{"-c", "0", "http://127.0.0.1:1/"}, 22, "gb: Invalid Concurrency [Range 1..20000]"},
+		{[]string{"-c", "20001", "-n", "30000", "http://127.0.0.1:1/"}, 22, "gb: Invalid Concurrency [Range 1..20000]"},
+		{[]string{"-c", "10", "-n", "5", "http://127.0.0.1:1/"}, 22, "gb: Cannot use concurrency level greater than total number of requests"},
+		{[]string{"-t", "-3", "http://127.0.0.1:1/"}, 22, `gb: invalid value "-3" for -t`},
+		{[]string{"-s", "soon", "http://127.0.0.1:1/"}, 22, `gb: invalid value "soon" for -s`},
+		{[]string{"http://"}, 22, "gb: invalid URL"},
+		{[]string{"ftp://127.0.0.1/"}, 22, `gb: unsupported URL scheme "ftp"`},
+		{[]string{"http://127.0.0.1:99999/"}, 22, `gb: invalid port "99999" in URL`},
+		{[]string{"-H", "NoColon", "http://127.0.0.1:1/"}, 22, `gb: invalid header "NoColon": expected "Name: value"`},
+		{[]string{"-H", "X-A: b\r\nX-B: c", "http://127.0.0.1:1/"}, 22, "gb: invalid header: X-A value contains CR, LF or NUL"},
+		{[]string{"-i", "-p", "/dev/null", "http://127.0.0.1:1/"}, 22, "gb: Cannot mix POST with other methods"},
+		{[]string{"-p", "/nonexistent/body", "http://127.0.0.1:1/"}, 1, "gb: Could not open POST data file (/nonexistent/body): no such file or directory"},
+		{[]string{"-p", notRegular, "http://127.0.0.1:1/"}, 1, "is not a regular file"},
+		{[]string{"-g", "/nonexistent/dir/out.tsv", "http://127.0.0.1:1/"}, 1, "gb: cannot write -g /nonexistent/dir/out.tsv"},
+		{[]string{"-f", "SSL3", "https://127.0.0.1:1/"}, 22, "gb: -f SSL3: Go does not speak SSL 2 or 3"},
+		{[]string{"-Z", "RC4-MD5", "https://127.0.0.1:1/"}, 22, `gb: -Z: unknown cipher suite "RC4-MD5"`},
+		{[]string{"http://nx.invalid/"}, 1, `gb: cannot resolve host "nx.invalid"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := gb(t, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			first, _, _ := strings.Cut(r.stderr, "\n")
+			if !strings.Contains(first, tc.msg) {
+				t.Errorf("first stderr line %q, want it to contain %q", first, tc.msg)
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
+				t.Errorf("stack trace on stderr:\n%s", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout not empty: %q", r.stdout)
+			}
+		})
+	}
+}
+
+// TestClusteredFlagsAndHeaders checks ab's getopt forms: clusters,
+// attached values, repeated -H with commas and colons kept whole.
+func TestClusteredFlagsAndHeaders(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := gb(t, "-kc5", "-n20", "-H", "Accept: a, b", "-H", "X-Token: Bearer a:b", "-A", "user:secret",
+		"-C", "session=abc", "--json="+js, srv.URL()+"/hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if field(t, r.stdout, "Concurrency Level") != "5" || number(t, r.stdout, "Complete requests") != 20 ||
+		number(t, r.stdout, "Keep-Alive requests") != 20 {
+		t.Errorf("report:\n%s", r.stdout)
+	}
+	b, _ := os.ReadFile(js)
+	var raw struct{ Command []string }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	cmdline := strings.Join(raw.Command, " ")
+	if strings.Contains(cmdline, "secret") || strings.Contains(cmdline, "session=abc") || !strings.Contains(cmdline, "Accept: a, b") {
+		t.Errorf("command line in JSON not redacted as expected: %q", cmdline)
+	}
+}
+
+// TestOutputFiles writes -e, -g and --json and checks their shapes.
+func TestOutputFiles(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	dir := t.TempDir()
+	csv, tsv, js := filepath.Join(dir, "p.csv"), filepath.Join(dir, "g.tsv"), filepath.Join(dir, "r.json")
+	r := gb(t, "-k", "-c", "3", "-n", "200", "-q", "-e", csv, "-g", tsv, "--json", js, srv.URL()+"/hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	c, _ := os.ReadFile(csv)
+	if lines := strings.Split(strings.TrimSpace(string(c)), "\n"); lines[0] != "Percentage served,Time in ms" || len(lines) != 102 {
+		t.Errorf("-e file: %d lines, header %q", len(lines), lines[0])
+	}
+	g, _ := os.ReadFile(tsv)
+	lines := strings.Split(strings.TrimSpace(string(g)), "\n")
+	if lines[0] != "starttime\tseconds\tctime\tdtime\tttime\twait" || len(lines) != 201 {
+		t.Errorf("-g file: %d lines, header %q", len(lines), lines[0])
+	}
+	if f := strings.Fields(lines[1]); len(f) != 10 {
+		t.Errorf("-g row has %d whitespace fields, want 10 (5-token date): %q", len(f), lines[1])
+	}
+	for _, p := range []string{csv, tsv, js} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v err %v, want 0600", p, fi.Mode(), err)
+		}
+	}
+	if !strings.Contains(r.stdout, "..done") || r.stderr != "" {
+		t.Errorf("-q: stdout %q... stderr %q", r.stdout[:min(200, len(r.stdout))], r.stderr)
+	}
+	res := readResult(t, js)
+	if res.Version != 1 || res.GBVersion != version || res.Complete() != 200 {
+		t.Errorf("json: version %d gb %q complete %d", res.Version, res.GBVersion, res.Complete())
+	}
+}
+
+func TestProgressLinesAndVersion(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	r := gb(t, "-k", "-c", "2", "-n", "1000", srv.URL()+"/hello")
+	want := "Completed 100 requests\n"
+	if !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "Completed 1000 requests\nFinished 1000 requests\n") {
+		t.Errorf("progress on stderr:\n%s", r.stderr)
+	}
+	if v := gb(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+version) {
+		t.Errorf("-V: %d %q", v.code, v.stdout)
+	}
+	if v := gb(t, "version"); v.code != 0 || v.stdout != "gb "+version+"\n" {
+		t.Errorf("version: %d %q", v.code, v.stdout)
+	}
+}

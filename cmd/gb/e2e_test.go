@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// gbBin is the gb binary built once for the end-to-end tests.
+var gbBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gb-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gbBin = filepath.Join(dir, "gb")
+	if out, err := exec.Command("go", "build", "-o", gbBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building gb: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one run of the gb binary.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// gb runs the binary with args and a time limit.
+func gb(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(gbBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("gb %v did not finish in 90 s", args)
+	}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+}
+
+// field returns the value after an ab report label, e.g. "Complete requests".
+func field(t *testing.T, report, label string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + `:\s+(.*)$`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no %q line in report:\n%s", label, report)
+	}
+	return strings.TrimSpace(m[1])
+}
+
+// number returns the leading integer of a report field ("1234 bytes").
+func number(t *testing.T, report, label string) int64 {
+	t.Helper()
+	v := strings.Fields(field(t, report, label))[0]
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: %q is not a number", label, v)
+	}
+	return n
+}
+
+// labels returns the report's label lines (the text before ':' on lines
+// that have one), from "Server Software" to the end of ab's percentile table.
+func labels(report string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(report, "\n") {
+		if strings.HasPrefix(line, "Server Software:") {
+			in = true
+		}
+		if !in {
+			continue
+		}
+		if strings.HasPrefix(line, "gb:") {
+			break
+		}
+		if i := strings.Index(line, ":"); i > 0 {
+			out = append(out, line[:i])
+		} else if strings.TrimSpace(line) != "" {
+			out = append(out, strings.Fields(line)[0])
+		}
+	}
+	return out
+}
+
+func readResult(t *testing.T, path string) *stats.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r stats.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &r
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options holds the parsed command line of the benchmark (ab) mode. The
+// zero value is not ab's defaults: use defaultOptions.
+type options struct {
+	requests       int64         // -n
+	requestsSet    bool          // -n was given
+	concurrency    int           // -c
+	timeLimit      time.Duration // -t; 0 = none
+	timeout        time.Duration // -s
+	sockBuf        int           // -b bytes
+	bind           string        // -B
+	postFile       string        // -p
+	putFile        string        // -u
+	contentType    string        // -T
+	verbosity      int           // -v
+	html           bool          // -w
+	tableAttrs     string        // -x
+	rowAttrs       string        // -y
+	cellAttrs      string        // -z
+	cookies        []string      // -C, joined into one Cookie header
+	headers        []string      // -H, in order
+	auth           string        // -A user:pass
+	proxyAuth      string        // -P user:pass
+	proxy          string        // -X host:port
+	version        bool          // -V
+	keepAlive      bool          // -k
+	noPercentiles  bool          // -d
+	noConfidence   bool          // -S
+	quiet          bool          // -q
+	variableLength bool          // -l
+	gnuplotFile    string        // -g
+	csvFile        string        // -e
+	recvErrors     bool          // -r (gb never exits on receive errors)
+	method         string        // -m
+	methodKind     string        // the -i/-p/-u choice, for ab's "Cannot mix" rule
+	help           bool          // -h
+	noSNI          bool          // -I
+	ciphers        string        // -Z, Go (IANA) cipher suite names
+	tlsProtocol    string        // -f
+	clientCert     string        // -E
+	cpus           int           // -G; 0 = all cores
+	insecure       bool          // --insecure
+	caCert         string        // --cacert
+	jsonFile       string        // --json
+}
+
+func defaultOptions() options {
+	return options{requests: 1, concurrency: 1, timeout: 30 * time.Second}
+}
+
+// abSpecs are ab 2.4's options in its usage order, then gb's additions.
+var abSpecs = []flagSpec{
+	{'n', "requests", "requests", "Number of requests to perform", func(o *options, v string) error {
+		n, err := parseCount(v)
+		o.requests, o.requestsSet = n, true
+		return err
+	}},
+	{'c', "concurrency", "concurrency", "Number of multiple requests to make at a time", func(o *options, v string) (err error) {
+		o.concurrency, err = parseInt(v)
+		return err
+	}},
+	{'t', "timelimit", "timelimit", "Seconds to max. to spend on benchmarking\n(with -n, whichever comes first; no 50000 cap)", func(o *options, v string) (err error) {
+		o.timeLimit, err = parseSeconds(v)
+		return err
+	}},
+	{'s', "timeout", "timeout", "Seconds to max. wait for each response\nDefault is 30 seconds", func(o *options, v string) (err error) {
+		o.timeout, err = parseSeconds(v)
+		return err
+	}},
+	{'b', "windowsize", "windowsize", "Size of TCP send/receive buffer, in bytes", func(o *options, v string) (err error) {
+		o.sockBuf, err = parsePositive(v)
+		return err
+	}},
+	{'B', "bind", "address", "Address to bind to when making outgoing connections", setString(func(o *options) *string { return &o.bind })},
+	{'p', "postfile", "postfile", "File containing data to POST. Remember also to set -T", func(o *options, v string) error {
+		o.postFile = v
+		return o.setMethodKind("POST")
+	}},
+	{'u', "putfile", "putfile", "File containing data to PUT. Remember also to set -T", func(o *options, v string) error {
+		o.putFile = v
+		return o.setMethodKind("PUT")
+	}},
+	{'T', "content-type", "content-type", "Content-type header to use for POST/PUT data, eg.\n'application/x-www-form-urlencoded'\nDefault is 'text/plain'", setString(func(o *options) *string { return &o.contentType })},
+	{'v', "verbosity", "verbosity", "How much troubleshooting info to print", func(o *options, v string) (err error) {
+		o.verbosity, err = parseInt(v)
+		return err
+	}},
+	{'w', "html", "", "Print out results in HTML tables", setBool(func(o *options) *bool { return &o.html })},
+	{'i', "head", "", "Use HEAD instead of GET", func(o *options, _ string) error { return o.setMethodKind("HEAD") }},
+	{'x', "table-attrs", "attributes", "String to insert as table attributes", func(o *options, v string) error { o.tableAttrs, o.html = v, true; return nil }},
+	{'y', "tr-attrs", "attributes", "String to insert as tr attributes", func(o *options, v string) error { o.rowAttrs, o.html = v, true; return nil }},
+	{'z', "td-attrs", "attributes", "String to insert as td or th attributes", func(o *options, v string) error { o.cellAttrs, o.html = v, true; return nil }},
+	{'C', "cookie", "attribute", "Add cookie, eg. 'Apache=1234'. (repeatable)", func(o *options, v string) error { o.cookies = append(o.cookies, v); return nil }},
+	{'H', "header", "attribute", "Add Arbitrary header line, eg. 'Accept-Encoding: gzip'\nInserted after all normal header lines. (repeatable)", func(o *options, v string) error { o.headers = append(o.headers, v); return nil }},
+	{'A', "auth", "attribute", "Add Basic WWW Authentication, the attributes\nare a colon separated username and password.", setString(func(o *options) *string { return &o.auth })},
+	{'P', "proxy-auth", "attribute", "Add Basic Proxy Authentication, the attributes\nare a colon separated username and password.", setString(func(o *options) *string { return &o.proxyAuth })},
+	{'X', "proxy", "proxy:port", "Proxyserver and port number to use", setString(func(o *options) *string { return &o.proxy })},
+	{'V', "version", "", "Print version number and exit", setBool(func(o *options) *bool { return &o.version })},
+	{'k', "keepalive", "", "Use HTTP KeepAlive feature", setBool(func(o *options) *bool { return &o.keepAlive })},
+	{'d', "no-percentiles", "", "Do not show percentiles served table.", setBool(func(o *options) *bool { return &o.noPercentiles })},
+	{'S', "no-confidence", "", "Do not show confidence estimators and warnings.", setBool(func(o *options) *bool { return &o.noConfidence })},
+	{'q', "quiet", "", "Do not show progress when doing more than 150 requests", setBool(func(o *options) *bool { return &o.quiet })},
+	{'l', "variable-length", "", "Accept variable document length (use this for dynamic pages)", setBool(func(o *options) *bool { return &o.variableLength })},
+	{'g', "gnuplot", "filename", "Output collected data to gnuplot format file.", setString(func(o *options) *string { return &o.gnuplotFile })},
+	{'e', "csv", "filename", "Output CSV file with percentages served", setString(func(o *options) *string { return &o.csvFile })},
+	{'r', "recv-errors", "", "Don't exit on socket receive errors. (gb never does)", setBool(func(o *options) *bool { return &o.recvErrors })},
+	{'m', "method", "method", "Method name", setString(func(o *options) *string { return &o.method })},
+	{'h', "help", "", "Display usage information (this message)", setBool(func(o *options) *bool { return &o.help })},
+	{'I', "no-sni", "", "Disable TLS Server Name Indication (SNI) extension", setBool(func(o *options) *bool { return &o.noSNI })},
+	{'Z', "ciphers", "ciphersuite", "Specify SSL/TLS cipher suite: Go (IANA) names, comma\nseparated, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", setString(func(o *options) *string { return &o.ciphers })},
+	{'f', "protocol", "protocol", "Specify SSL/TLS protocol\n(TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", setString(func(o *options) *string { return &o.tlsProtocol })},
+	{'E', "cert", "certfile", "Specify optional client certificate chain and private key", setString(func(o *options) *string { return &o.clientCert })},
+	{'G', "cpus", "cpus", "Number of CPUs gb may use (GOMAXPROCS); default all", func(o *options, v string) (err error) {
+		o.cpus, err = parsePositive(v)
+		return err
+	}},
+	{0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.insecure })},
+	{0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.caCert })},
+	{0, "json", "file", "Write the whole result as JSON to file (- = stdout)", setString(func(o *options) *string { return &o.jsonFile })},
+}
+
+// setMethodKind records -i, -p or -u, refusing a second, different one
+// with ab's message.
+func (o *options) setMethodKind(kind string) error {
+	if o.methodKind != "" && o.methodKind != kind {
+		return usagef(false, "Cannot mix %s with other methods", kind)
+	}
+	o.methodKind = kind
+	return nil
+}
+
+func setString(field func(*options) *string) func(*options, string) error {
+	return func(o *options, v string) error { *field(o) = v; return nil }
+}
+
+func setBool(field func(*options) *bool) func(*options, string) error {
+	return func(o *options, _ string) error { *field(o) = true; return nil }
+}
+
+// parseCount parses a request count: digits with an optional k (×1000) or
+// m (×1000000) suffix.
+func parseCount(v string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "k"):
+		mult, v = 1000, v[:len(v)-1]
+	case strings.HasSuffix(v, "m"):
+		mult, v = 1000000, v[:len(v)-1]
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, errors.New("want a whole number (k and m suffixes allowed)")
+	}
+	if n > (1<<62)/mult {
+		return 0, errors.New("too large")
+	}
+	return n * mult, nil
+}
+
+// parseSeconds parses ab's whole seconds ("30") or a Go duration ("1.5s",
+// "2m"); the result must be positive.
+func parseSeconds(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n <= 0 || n > 1e8 {
+			return 0, errors.New("want a positive number of seconds")
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, errors.New("want seconds (30) or a duration (1.5s, 2m)")
+	}
+	return d, nil
+}
+
+func parseInt(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, errors.New("want a whole number")
+	}
+	return n, nil
+}
+
+func parsePositive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, errors.New("want a positive whole number")
+	}
+	return n, nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// serveOptions is gb serve's command line.
+type serveOptions struct {
+	addr    string
+	tls     bool
+	noPprof bool
+	public  bool
+	help    bool
+}
+
+// serve runs the built-in target server until interrupted.
+func serve(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
+	so, err := parseServe(args)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if so.help {
+		fmt.Fprint(stderr, serveUsage)
+		return exitUsage
+	}
+	if err := checkLoopback(so.addr, so.public); err != nil {
+		return fail(stderr, err)
+	}
+	srv, err := testserver.Start(testserver.Options{Addr: so.addr, TLS: so.tls, NoPprof: so.noPprof})
+	if err != nil {
+		return fail(stderr, fmt.Errorf("serve: %v", err))
+	}
+	printServer(stdout, srv)
+	<-sig
+	fmt.Fprintln(stdout, "gb serve: interrupted, shutting down")
+	_ = srv.Close()
+	return exitOK
+}
+
+const serveUsage = `Usage: gb serve [--addr 127.0.0.1:8080] [--tls] [--no-pprof] [--public]
+    --addr host:port  Listen address (default 127.0.0.1:8080; port 0 = any free port)
+    --tls             Also serve HTTPS with a certificate generated at start
+    --no-pprof        Do not mount /debug/pprof/ and /debug/vars
+    --public          Allow a non-loopback listen address
+`
+
+// parseServe parses gb serve's options.
+func parseServe(args []string) (*serveOptions, error) {
+	so := &serveOptions{addr: "127.0.0.1:8080"}
+	for i := 0; i < len(args); i++ {
+		name, value, has := cutFlag(args[i])
+		switch name {
+		case "--addr":
+			if !has {
+				if i+1 >= len(args) {
+					return nil, usagef(false, "serve: option requires an argument -- addr")
+				}
+				i++
+				value = args[i]
+			}
+			so.addr = value
+		case "--tls":
+			so.tls = true
+		case "--no-pprof":
+			so.noPprof = true
+		case "--public":
+			so.public = true
+		case "-h", "--help":
+			so.help = true
+		default:
+			return nil, usagef(false, "serve: unknown argument %q (see gb serve -h)", args[i])
+		}
+	}
+	return so, nil
+}
+
+func cutFlag(a string) (name, value string, has bool) {
+	if len(a) > 2 && a[:2] == "--" {
+		for j := 2; j < len(a); j++ {
+			if a[j] == '=' {
+				return a[:j], a[j+1:], true
+			}
+		}
+	}
+	return a, "", false
+}
+
+// checkLoopback refuses to listen beyond this machine unless asked to.
+func checkLoopback(addr string, public bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef(false, "serve: invalid --addr %q: want host:port", addr)
+	}
+	if public {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return usagef(false, "serve: %s is not a loopback address (add --public to listen on it)", host)
+}
+
+func printServer(w io.Writer, srv *testserver.Server) {
+	fmt.Fprintf(w, "gb serve: listening\n")
+	fmt.Fprintf(w, "  http:   %s\n", srv.URL())
+	if u := srv.TLSURL(); u != "" {
+		fmt.Fprintf(w, "  https:  %s (CA certificate: gb serve prints it below)\n", u)
+	}
+	fmt.Fprintf(w, "  faults: %s (raw TCP: exact bytes, FIN, RST)\n", srv.FaultURL())
+	fmt.Fprintf(w, "Endpoints:\n")
+	for _, e := range srv.Endpoints() {
+		fmt.Fprintf(w, "  %-36s %s\n", e.Path, e.Description)
+	}
+	if pem := srv.CACertPEM(); pem != nil {
+		fmt.Fprintf(w, "CA certificate (save it and pass --cacert FILE to gb):\n%s", pem)
+	}
+	fmt.Fprintf(w, "Try: gb -k -c 50 -n 100000 %s/10k.dat\n", srv.URL())
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gb-bench/gb/internal/h1"
+)
+
+// target is the parsed URL: where to connect and what to ask for.
+type target struct {
+	url      *url.URL // normalised, with userinfo removed
+	tls      bool
+	host     string // host name or IP literal, no brackets, no port
+	port     int
+	hostHdr  string // Host header value: port only when not the scheme's default
+	path     string // request path with query, as ab's Document Path
+	userinfo *url.Userinfo
+}
+
+// parseTarget parses a URL as ab does, with a scheme that may be omitted
+// ("localhost:8080/x" is http) and, unlike ab, an optional path.
+func parseTarget(raw string) (*target, error) {
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return nil, usagef(true, "invalid URL")
+	}
+	t := &target{url: u, userinfo: u.User}
+	switch u.Scheme {
+	case "http":
+	case "https":
+		t.tls = true
+	default:
+		return nil, usagef(false, "unsupported URL scheme %q (supported: http, https)", u.Scheme)
+	}
+	t.host = u.Hostname()
+	if t.host == "" || strings.Contains(t.host, "%") {
+		return nil, usagef(true, "invalid URL")
+	}
+	t.port = 80
+	if t.tls {
+		t.port = 443
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, usagef(false, "invalid port %q in URL", p)
+		}
+		t.port = n
+	}
+	t.hostHdr = u.Host
+	if u.Port() != "" && ((t.tls && t.port == 443) || (!t.tls && t.port == 80)) {
+		t.hostHdr = strings.TrimSuffix(u.Host, ":"+u.Port())
+	}
+	u.User = nil
+	t.path = u.EscapedPath()
+	if t.path == "" {
+		t.path = "/"
+	}
+	if u.RawQuery != "" {
+		t.path += "?" + u.RawQuery
+	}
+	return t, nil
+}
+
+// hostPort is "host:port" of the URL, brackets around IPv6 literals.
+func (t *target) hostPort() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
+
+// buildRequest turns the options into the request every worker sends.
+func buildRequest(o *options, t *target, body []byte) (*h1.Request, error) {
+	req := &h1.Request{
+		Method:      o.method,
+		Target:      t.path,
+		Host:        t.hostHdr,
+		UserAgent:   "gb/" + version,
+		Body:        body,
+		ContentType: o.contentType,
+		Close:       !o.keepAlive,
+	}
+	if req.Method == "" {
+		req.Method = map[string]string{"": "GET", "HEAD": "HEAD", "POST": "POST", "PUT": "PUT"}[o.methodKind]
+	}
+	if o.proxy != "" {
+		req.Target = t.url.Scheme + "://" + t.url.Host + t.path
+	}
+	if len(o.cookies) > 0 {
+		req.Headers = append(req.Headers, h1.Header{Name: "Cookie", Value: strings.Join(o.cookies, "; ")})
+	}
+	auth := o.auth
+	if auth == "" && t.userinfo != nil {
+		auth = t.userinfo.String()
+		if u, err := url.PathUnescape(auth); err == nil {
+			auth = u
+		}
+	}
+	if auth != "" {
+		req.Headers = append(req.Headers, basicAuth("Authorization", auth))
+	}
+	if o.proxyAuth != "" {
+		req.Headers = append(req.Headers, basicAuth("Proxy-Authorization", o.proxyAuth))
+	}
+	for _, raw := range o.headers {
+		h, err := parseHeader(raw, body != nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Headers = append(req.Headers, h)
+	}
+	if err := req.Validate(); err != nil {
+		return nil, usagef(false, "%v", err)
+	}
+	return req, nil
+}
+
+func basicAuth(name, userPass string) h1.Header {
+	return h1.Header{Name: name, Value: "Basic " + base64.StdEncoding.EncodeToString([]byte(userPass))}
+}
+
+// parseHeader splits "Name: value" at the first colon, refusing framing
+// headers that gb sets itself.
+func parseHeader(raw string, hasBody bool) (h1.Header, error) {
+	name, value, ok := strings.Cut(raw, ":")
+	if !ok || name == "" || strings.TrimSpace(name) != name {
+		return h1.Header{}, usagef(false, "invalid header %q: expected \"Name: value\"", raw)
+	}
+	if strings.EqualFold(name, "Transfer-Encoding") ||
+		(strings.EqualFold(name, "Content-Length") && hasBody) {
+		return h1.Header{}, usagef(false, "-H %s conflicts with the request framing gb sets", name)
+	}
+	return h1.Header{Name: name, Value: strings.TrimLeft(value, " \t")}, nil
+}
+
+// readBody reads the -p or -u file: a regular file, read once.
+func readBody(o *options) ([]byte, error) {
+	path := o.postFile
+	if o.methodKind == "PUT" {
+		path = o.putFile
+	}
+	if path == "" {
+		return nil, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("Could not open %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s data file %s is not a regular file", o.methodKind, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("Could not read %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// unwrapPath drops the *PathError wrapping that would repeat the path.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

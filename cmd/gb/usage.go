@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// printUsage writes ab's usage text, with gb's options and subcommands
+// after ab's, to w.
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: gb [options] [http[s]://]hostname[:port]/path\n")
+	fmt.Fprintf(w, "Options are:\n")
+	for i := range abSpecs {
+		if abSpecs[i].short != 0 {
+			printSpec(w, &abSpecs[i])
+		}
+	}
+	fmt.Fprintf(w, "Long options (every option above also has one; see README.md):\n")
+	for i := range abSpecs {
+		if abSpecs[i].short == 0 {
+			printSpec(w, &abSpecs[i])
+		}
+	}
+	fmt.Fprintf(w, "Subcommands:\n")
+	fmt.Fprintf(w, "    gb demo         Benchmark gb's built-in server for a few seconds\n")
+	fmt.Fprintf(w, "    gb serve        Run the built-in target server (gb serve -h)\n")
+	fmt.Fprintf(w, "    gb version      Print gb's version\n")
+}
+
+// printSpec writes one option in ab's layout: the flag and its value name
+// in a 16-column field after 4 spaces, continuation lines indented 20.
+func printSpec(w io.Writer, s *flagSpec) {
+	flag := "--" + s.long
+	if s.short != 0 {
+		flag = "-" + string(s.short)
+	}
+	if s.arg != "" {
+		flag += " " + s.arg
+	}
+	lines := strings.Split(s.help, "\n")
+	fmt.Fprintf(w, "    %-15s %s\n", flag, lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintf(w, "%20s%s\n", "", l)
+	}
+}
