@@ -70,6 +70,9 @@ func validate(o *options) error {
 	if o.concurrency < 1 || o.concurrency > 20000 {
 		return usagef(true, "Invalid Concurrency [Range 1..20000]")
 	}
+	if o.rate.Freq > 0 && o.timeLimit == 0 && !o.requestsSet {
+		return usagef(false, "-R needs -n or -t: gb never runs unbounded")
+	}
 	if o.timeLimit > 0 && !o.requestsSet {
 		return nil
 	}
@@ -122,6 +125,9 @@ func prepare(o *options, rawURL string, args []string) (*plan, error) {
 	}
 	if o.timeLimit > 0 && !o.requestsSet {
 		p.load.Requests = 0
+	}
+	if o.rate.Freq > 0 {
+		p.load.Pacer = o.rate
 	}
 	return p, nil
 }
@@ -248,5 +254,8 @@ func (p *plan) runLoad(sig <-chan os.Signal) (*stats.Result, error) {
 		case <-done:
 		}
 	}()
-	return run.Run(ctx, p.base()), nil
+	before := readSelf()
+	res := run.Run(ctx, p.base())
+	res.Client = selfCost(before, readSelf())
+	return res, nil
 }

@@ -32,6 +32,7 @@ func (p *plan) base() stats.Result {
 			VariableLength: o.variableLength,
 			TLSVerify:      t.tls && !o.insecure,
 			Engine:         "h1",
+			Rate:           rateOf(o),
 		},
 	}
 }
@@ -89,4 +90,12 @@ func (p *plan) writeFiles(res *stats.Result) error {
 		}
 	}
 	return nil
+}
+
+// rateOf returns -R in requests per second, 0 in a closed loop.
+func rateOf(o *options) float64 {
+	if o.rate.Freq == 0 {
+		return 0
+	}
+	return o.rate.Rate()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+
+	"github.com/gb-bench/gb/internal/pace"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +52,7 @@ type options struct {
 	insecure       bool          // --insecure
 	caCert         string        // --cacert
 	jsonFile       string        // --json
+	rate           pace.Constant // -R/--rate; zero = closed loop
 }
 
 func defaultOptions() options {
@@ -120,6 +123,10 @@ var abSpecs = []flagSpec{
 	{'E', "cert", "certfile", "Specify optional client certificate chain and private key", setString(func(o *options) *string { return &o.clientCert })},
 	{'G', "cpus", "cpus", "Number of CPUs gb may use (GOMAXPROCS); default all", func(o *options, v string) (err error) {
 		o.cpus, err = parsePositive(v)
+		return err
+	}},
+	{'R', "rate", "rate", "Send requests at this global rate (2000, 50/1s) on a fixed schedule;\nlatency is then measured from each request's intended send time", func(o *options, v string) (err error) {
+		o.rate, err = pace.ParseRate(v)
 		return err
 	}},
 	{0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.insecure })},

@@ -23,6 +23,7 @@ type Conn interface {
 // Exchange is one request's measurements, filled by Conn.Do. Times are
 // monotonic readings; a phase that was not reached is the zero Time.
 type Exchange struct {
+	Intended  time.Time // rate mode: when the request was due (set by the worker); zero in a closed loop
 	Start     time.Time // request start: dial start on a new connection, else just before the write
 	Connected time.Time // connection ready (TLS done); equals Start on a reused connection
 	Written   time.Time // request fully written

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/stats"
 )
 
@@ -19,6 +20,10 @@ type Config struct {
 	Duration    time.Duration                  // time limit from the start; 0 = none
 	NewConn     func(ctx context.Context) Conn // builds each worker's Conn; ctx ends when the run stops
 	KeepSamples bool                           // keep one stats.Sample per response (ab's -g file)
+	// Pacer, when set, makes the run open-model: request i is sent at
+	// start + Pacer.Due(i) by whichever worker is free, and latency is also
+	// measured from that intended time. nil = closed loop.
+	Pacer pace.Pacer
 	// MaxConnectFailures stops the run (StopError) when this many connect
 	// failures happen before any connection succeeds; 0 = 10, as ab.
 	MaxConnectFailures int
@@ -43,7 +48,7 @@ type Run struct {
 	cfg      Config
 	workers  []*worker
 	shards   []*stats.Shard
-	budget   atomic.Int64 // requests taken from -n so far
+	next     atomic.Int64 // index of the next request; -n is spent when it reaches Requests
 	stopped  atomic.Bool
 	cause    atomic.Pointer[stopCause]
 	opened   atomic.Int64 // successful connects, for the connect-failure abort
@@ -117,7 +122,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	}
 	workers := make([]*worker, r.cfg.Concurrency)
 	for i := range workers {
-		rec := stats.NewRecorder(r.shards[i%len(r.shards)], false, r.cfg.KeepSamples, hint)
+		rec := stats.NewRecorder(r.shards[i%len(r.shards)], r.cfg.Pacer != nil, r.cfg.KeepSamples, hint)
 		workers[i] = &worker{run: r, rec: rec, conn: r.cfg.NewConn(ctx)}
 	}
 	r.mu.Lock()
@@ -189,7 +194,23 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	}
 	base.Elapsed = last.Sub(base.Start)
 	base.End = base.Start.Add(base.Elapsed)
-	return stats.Merge(base, recs, r.shards)
+	res := stats.Merge(base, recs, r.shards)
+	if r.cfg.Pacer != nil {
+		r.schedule(res)
+	}
+	return res
+}
+
+// schedule counts, in rate mode, the requests that were due before the
+// run ended and the ones among them never sent (dropped).
+func (r *Run) schedule(res *stats.Result) {
+	c := &res.Counts
+	c.Scheduled = r.cfg.Pacer.Scheduled(res.Elapsed)
+	if n := r.cfg.Requests; n > 0 {
+		c.Scheduled = min(c.Scheduled, n)
+	}
+	c.Scheduled = max(c.Scheduled, c.Dispatched)
+	c.Outcomes[stats.Dropped] = c.Scheduled - c.Dispatched
 }
 
 // abortOutcome is the outcome of a request cut off by the stop.

@@ -24,11 +24,20 @@ func (w *worker) loop() {
 	r := w.run
 	var x Exchange
 	for !r.stopped.Load() {
-		if n := r.cfg.Requests; n > 0 && r.budget.Add(1) > n {
+		i := r.next.Add(1) - 1
+		if n := r.cfg.Requests; n > 0 && i >= n {
 			break
+		}
+		var due time.Time
+		if r.cfg.Pacer != nil {
+			due = r.start.Add(r.cfg.Pacer.Due(i))
+			if !w.waitUntil(due) {
+				break
+			}
 		}
 		w.dispatched++
 		x.reset()
+		x.Intended = due
 		o := w.record(&x, w.conn.Do(&x))
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(&x, o)
@@ -60,6 +69,9 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if x.Retried {
 		rec.Retries++
 	}
+	if !x.Intended.IsZero() && x.Start.Sub(x.Intended) > stats.LateAfter {
+		rec.Late++
+	}
 	if !o.Responded() && w.run.stopped.Load() {
 		o = w.run.abortOutcome()
 	}
@@ -74,6 +86,19 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	return o
 }
 
+// waitUntil sleeps until due, waking at least every 50 ms to see whether
+// the run stopped; it reports whether the request should still be sent.
+func (w *worker) waitUntil(due time.Time) bool {
+	for !w.run.stopped.Load() {
+		d := time.Until(due)
+		if d <= 0 {
+			return true
+		}
+		time.Sleep(min(d, 50*time.Millisecond))
+	}
+	return false
+}
+
 // response records a complete response's timings and body.
 func (w *worker) response(x *Exchange) {
 	var t stats.Timing
@@ -81,6 +106,10 @@ func (w *worker) response(x *Exchange) {
 	t[stats.Total] = micros(x.Done.Sub(x.Start))
 	t[stats.Processing] = max(t[stats.Total]-t[stats.Connect], 0)
 	t[stats.Waiting] = micros(x.FirstByte.Sub(x.Written))
+	if !x.Intended.IsZero() {
+		t[stats.Corrected] = micros(x.Done.Sub(x.Intended))
+		t[stats.Lag] = micros(x.Start.Sub(x.Intended))
+	}
 	var startUs int64
 	if w.run.cfg.KeepSamples {
 		startUs = x.Start.UnixMicro()

@@ -39,8 +39,8 @@ var stopReasons = map[string]string{
 // then one indented "key: value" line each, values aligned at column 24
 // like ab's. The keys are stable; lists of counts are space-separated
 // name=value tokens; latencies are ms with three decimals (p99.9, never a
-// percent sign). Every key is always present except "corrected ms", which
-// only rate-mode runs have.
+// percent sign). Every key is always present except the rate-mode keys
+// (see writeRate) and "warning", which appears once per warning.
 func writeExtra(w io.Writer, r *stats.Result) {
 	c := &r.Counts
 	line := func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) }
@@ -54,8 +54,12 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	line("connections", fmt.Sprintf("opened=%d closed=%d", c.ConnsOpened, c.ConnsClosed))
 	line("bytes sent", fmt.Sprint(c.BytesOut))
 	line("latency ms", latencySummary(r.Latency[stats.Total]))
-	if d := r.Latency[stats.Corrected]; d != nil {
-		line("corrected ms", latencySummary(d))
+	if r.Target.Rate > 0 {
+		writeRate(line, r)
+	}
+	line("client", clientCost(r))
+	for _, warn := range warnings(r) {
+		line("warning", warn)
 	}
 }
 

@@ -85,6 +85,9 @@ func build(s spec) *stats.Result {
 		Target:    s.target,
 		Counts:    stats.Counts{Dispatched: dispatched},
 	}
+	if s.target.Rate > 0 {
+		base.Counts.Scheduled = int64(len(s.reqs))
+	}
 	r := stats.Merge(base, recs, shards)
 	r.Server.TLSProtocol = s.tls.TLSProtocol
 	r.Server.TLSCipher = s.tls.TLSCipher

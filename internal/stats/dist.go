@@ -19,10 +19,11 @@ const (
 	Waiting                 // request fully written to first response byte
 	Total                   // request start (dial start on a new connection) to last byte
 	Corrected               // rate mode: intended send time to last byte (coordinated-omission corrected)
+	Lag                     // rate mode: intended send time to actual start (how late the client sent)
 	NumPhases               // the number of phases; not a phase
 )
 
-var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected"}
+var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected", "lag"}
 
 // String returns the phase's JSON name.
 func (p Phase) String() string {

@@ -19,6 +19,7 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 			c.Outcomes[i] += v
 		}
 		c.Retries += rec.Retries
+		c.Late += rec.Late
 		c.KeepAlive += rec.KeepAlive
 		c.Info += rec.Info
 		c.ConnsOpened += rec.ConnsOpened

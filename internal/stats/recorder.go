@@ -3,6 +3,7 @@ package stats
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -42,7 +43,7 @@ type Sample struct {
 }
 
 // Timing is one completed response's phase values in µs, the input of
-// Recorder.Response. Corrected is used only by rate-mode recorders.
+// Recorder.Response. Corrected and Lag are used only by rate-mode recorders.
 type Timing [NumPhases]int64
 
 // Recorder accumulates one worker's requests. It is owned by that worker:
@@ -51,6 +52,7 @@ type Timing [NumPhases]int64
 type Recorder struct {
 	Outcomes    Outcomes
 	Retries     int64 // retried.stale_conn: keep-alive close races retried on a new connection
+	Late        int64 // rate mode: requests sent more than LateAfter after their intended time
 	KeepAlive   int64 // responses after which the connection stayed open (ab's Keep-Alive requests)
 	Info        int64 // 1xx interim responses skipped
 	ConnsOpened int64
@@ -93,8 +95,12 @@ type firstResponse struct {
 	length int64
 }
 
+// LateAfter is how far behind its intended time a rate-mode request may
+// start before it counts as late.
+const LateAfter = time.Millisecond
+
 // NewRecorder returns a Recorder that flushes into shard. rate makes it
-// record the Corrected phase; keepSamples makes it keep one Sample per
+// record the Corrected and Lag phases; keepSamples makes it keep one Sample per
 // response (memory grows with the run: only for ab's -g file). sizeHint,
 // when positive, preallocates that many samples.
 func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {

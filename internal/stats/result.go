@@ -28,6 +28,7 @@ type Result struct {
 	Server    Server        `json:"server"`
 	Counts    Counts        `json:"counts"`
 	Latency   Phases        `json:"latency"`
+	Client    Client        `json:"client"`
 
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
@@ -74,9 +75,21 @@ type Server struct {
 	TLSServerName  string `json:"tls_server_name,omitempty"` // SNI sent; "" when none
 }
 
+// Client is what gb itself spent during the run, so a report can say when
+// the client, not the server, was the limit.
+type Client struct {
+	CPU        time.Duration `json:"cpu_ns"`           // user+system CPU time of the gb process during the run
+	MaxProcs   int           `json:"gomaxprocs"`       // cores gb could use
+	GCCycles   int64         `json:"gc_cycles"`        // garbage collections during the run
+	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
+	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
+}
+
 // Counts are the run's request and byte counters.
 type Counts struct {
-	Dispatched     int64         `json:"dispatched"` // requests a worker took from the budget
+	Dispatched     int64         `json:"dispatched"`          // requests a worker sent (or tried to)
+	Scheduled      int64         `json:"scheduled,omitempty"` // rate mode: requests due before the stop (= dispatched + dropped)
+	Late           int64         `json:"late,omitempty"`      // rate mode: requests started more than LateAfter behind schedule
 	Outcomes       Outcomes      `json:"outcomes"`
 	Retries        int64         `json:"retried_stale_conn"`
 	LengthMismatch int64         `json:"length_mismatch"` // responses whose body length differs from Document Length
@@ -170,6 +183,9 @@ func (r *Result) Check() []error {
 	o := &r.Counts.Outcomes
 	if got := o.Sum() - o[Dropped]; got != r.Counts.Dispatched {
 		errs = append(errs, fmt.Errorf("I2: dispatched %d != ok+non2xx+failed+aborted %d", r.Counts.Dispatched, got))
+	}
+	if r.Target.Rate > 0 && r.Counts.Scheduled != r.Counts.Dispatched+o[Dropped] {
+		errs = append(errs, fmt.Errorf("I1: scheduled %d != dispatched %d + dropped %d", r.Counts.Scheduled, r.Counts.Dispatched, o[Dropped]))
 	}
 	for i, d := range r.Latency {
 		if d == nil {

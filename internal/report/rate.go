@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// writeRate writes the rate-mode keys: "target rate", "achieved rate",
+// "late sends", "lag ms" and "corrected ms" (beside "latency ms", which is
+// then the uncorrected service time).
+func writeRate(line func(key, value string), r *stats.Result) {
+	c := &r.Counts
+	line("target rate", fmt.Sprintf("%.2f req/s", r.Target.Rate))
+	line("achieved rate", fmt.Sprintf("%.2f req/s (sent=%d scheduled=%d dropped=%d)",
+		achieved(r), c.Dispatched, c.Scheduled, c.Outcomes[stats.Dropped]))
+	line("late sends", fmt.Sprintf("%d (started more than %v behind schedule)", c.Late, stats.LateAfter))
+	line("lag ms", latencySummary(r.Latency[stats.Lag]))
+	line("corrected ms", latencySummary(r.Latency[stats.Corrected]))
+}
+
+// achieved is the rate at which requests were sent, per second.
+func achieved(r *stats.Result) float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Counts.Dispatched) / r.Elapsed.Seconds()
+}
+
+// clientCost describes what gb itself spent during the run.
+func clientCost(r *stats.Result) string {
+	cl := &r.Client
+	return fmt.Sprintf("cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
+		cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
+}
+
+// cores is gb's average CPU use during the run, in cores.
+func cores(r *stats.Result) float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return r.Client.CPU.Seconds() / r.Elapsed.Seconds()
+}
+
+// Thresholds of the warnings.
+const (
+	minAchieved   = 0.99                   // achieved/target below this is a shortfall
+	maxLagP99     = 5 * time.Millisecond   // a lag p99 above this distorts corrected latency
+	busyClient    = 0.9                    // share of gb's cores above which gb itself is the limit
+	busyPoolShare = 0.8                    // share of -c that the load needs before the pool is too small
+	minWarnTime   = 100 * time.Millisecond // shorter runs are too short to judge
+)
+
+// warnings says when the numbers should not be trusted as the server's:
+// the rate was not reached, the pacer ran late, or gb was the bottleneck.
+func warnings(r *stats.Result) []string {
+	if r.Elapsed < minWarnTime {
+		return nil
+	}
+	var out []string
+	clientBusy := r.Client.MaxProcs > 0 && cores(r) >= busyClient*float64(r.Client.MaxProcs)
+	if r.Target.Rate > 0 {
+		lag := time.Duration(r.Latency[stats.Lag].Percentile(99)) * time.Microsecond
+		if a := achieved(r); a < minAchieved*r.Target.Rate {
+			out = append(out, fmt.Sprintf("achieved %.2f req/s is below the target %.2f: %s", a, r.Target.Rate, shortfallCause(r, clientBusy)))
+		} else if lag > maxLagP99 {
+			out = append(out, fmt.Sprintf("sends ran late (lag p99 %.3fms): %s", float64(lag)/float64(time.Millisecond), shortfallCause(r, clientBusy)))
+		}
+	}
+	if clientBusy {
+		out = append(out, fmt.Sprintf("gb used %.2f of its %d cores: the client may be the bottleneck, not the server", cores(r), r.Client.MaxProcs))
+	}
+	return out
+}
+
+// shortfallCause names the likely cause of a rate shortfall: too few
+// connections for the service time (Little's law), a saturated client, or
+// a slow server.
+func shortfallCause(r *stats.Result, clientBusy bool) string {
+	d := r.Latency[stats.Total]
+	if d != nil && d.Count > 0 {
+		need := r.Target.Rate * d.Mean() / 1e6
+		if need > busyPoolShare*float64(r.Target.Concurrency) {
+			return fmt.Sprintf("too few connections (at a mean service time of %.3fms the rate needs about %.0f; -c is %d)",
+				d.Mean()/1000, need+1, r.Target.Concurrency)
+		}
+	}
+	if clientBusy {
+		return "the client is saturated"
+	}
+	return "the server is too slow for this rate"
+}
