@@ -113,9 +113,17 @@ func printServer(w io.Writer, srv *testserver.Server) {
 		fmt.Fprintf(w, "  https:  %s (CA certificate: gb serve prints it below)\n", u)
 	}
 	fmt.Fprintf(w, "  faults: %s (raw TCP: exact bytes, FIN, RST)\n", srv.FaultURL())
-	fmt.Fprintf(w, "Endpoints:\n")
-	for _, e := range srv.Endpoints() {
-		fmt.Fprintf(w, "  %-36s %s\n", e.Path, e.Description)
+	for _, fault := range []bool{false, true} {
+		if fault {
+			fmt.Fprintf(w, "Fault endpoints on %s:\n", srv.FaultURL())
+		} else {
+			fmt.Fprintf(w, "Endpoints on %s:\n", srv.URL())
+		}
+		for _, e := range srv.Endpoints() {
+			if e.Fault == fault {
+				fmt.Fprintf(w, "  %-20s %s\n", e.Path, e.Description)
+			}
+		}
 	}
 	if pem := srv.CACertPEM(); pem != nil {
 		fmt.Fprintf(w, "CA certificate (save it and pass --cacert FILE to gb):\n%s", pem)
