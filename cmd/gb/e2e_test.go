@@ -84,11 +84,16 @@ func number(t *testing.T, report, label string) int64 {
 }
 
 // labels returns the report's label lines (the text before ':' on lines
-// that have one), from "Server Software" to the end of ab's percentile table.
+// that have one), from "Server Software" to the end of ab's percentile
+// table, leaving out the confidence WARNING/ERROR lines, which depend on
+// each run's timings.
 func labels(report string) []string {
 	var out []string
 	in := false
 	for _, line := range strings.Split(report, "\n") {
+		if confidenceLine.MatchString(line) {
+			continue
+		}
 		if strings.HasPrefix(line, "Server Software:") {
 			in = true
 		}
@@ -106,6 +111,8 @@ func labels(report string) []string {
 	}
 	return out
 }
+
+var confidenceLine = regexp.MustCompile(`^(WARNING|ERROR): The median|^\s+deviation apart|^\s+These results are`)
 
 func readResult(t *testing.T, path string) *stats.Result {
 	t.Helper()

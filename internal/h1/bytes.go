@@ -1,5 +1,7 @@
 package h1
 
+import "bytes"
+
 // trimOWS trims optional whitespace (SP, HTAB) from both ends.
 func trimOWS(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
@@ -29,14 +31,17 @@ func equalFold(b []byte, s string) bool {
 	return true
 }
 
-// lastToken returns the last comma-separated element of a list value.
+// lastToken returns the last non-empty comma-separated element of a list
+// value, or nil when it has none: RFC 9110 §5.6.1 has recipients ignore
+// empty elements, so "chunked," ends in chunked.
 func lastToken(b []byte) []byte {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == ',' {
-			return trimOWS(b[i+1:])
+	for {
+		i := bytes.LastIndexByte(b, ',')
+		if t := trimOWS(b[i+1:]); len(t) > 0 || i < 0 {
+			return t
 		}
+		b = b[:i]
 	}
-	return trimOWS(b)
 }
 
 // parseDecimal parses a non-negative decimal of at most 18 digits.

@@ -8,7 +8,7 @@ import "bytes"
 func (r *Reader) chunked(resp *Response) error {
 	for {
 		budget := r.lim.MaxChunkLine
-		line, err := r.readLine(&budget, ErrChunkLine)
+		line, err := r.readLine(&budget, ErrChunkLine, ErrChunkLine)
 		if err != nil {
 			return err
 		}
@@ -23,7 +23,7 @@ func (r *Reader) chunked(resp *Response) error {
 			return err
 		}
 		budget = 2
-		crlf, err := r.readLine(&budget, ErrChunk)
+		crlf, err := r.readLine(&budget, ErrChunk, ErrChunk)
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func (r *Reader) chunked(resp *Response) error {
 func (r *Reader) trailers(resp *Response) error {
 	budget := r.lim.MaxHeaderBytes - int(resp.HeaderBytes)
 	for {
-		line, err := r.readLine(&budget, ErrHeaderTooLarge)
+		line, err := r.readLine(&budget, ErrHeaderTooLarge, ErrLineTooLong)
 		if err != nil {
 			return err
 		}

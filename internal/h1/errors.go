@@ -31,9 +31,11 @@ var (
 	ErrUnexpected101  = &ProtocolError{"unrequested 101 Switching Protocols"}
 )
 
-// ErrTruncated is returned when the connection ended (clean EOF) after part
-// of a response arrived: inside the headers, or before Content-Length bytes
-// or the final chunk. It wraps io.ErrUnexpectedEOF.
+// ErrTruncated is returned when the connection ended (clean EOF, or
+// io.ErrUnexpectedEOF as crypto/tls reports a close inside a record) after
+// part of a response arrived: inside the headers, before Content-Length
+// bytes or the final chunk, or inside a close-delimited body cut mid-record.
+// It wraps io.ErrUnexpectedEOF.
 var ErrTruncated = truncated{}
 
 type truncated struct{}

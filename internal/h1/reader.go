@@ -82,11 +82,13 @@ func (r *Reader) Server() []byte { return r.server[:r.nserver] }
 
 // Fill blocks until at least one byte is buffered. The caller uses it to
 // time the first response byte. It returns the connection's read error
-// (io.EOF when the server closed first).
+// (io.EOF when the server closed first); Started is false until a byte of
+// the next response has arrived.
 func (r *Reader) Fill() error {
 	if r.r < r.w {
 		return nil
 	}
+	r.started = false
 	return r.fill()
 }
 
@@ -97,17 +99,19 @@ func (r *Reader) fill() error {
 	if r.r == r.w {
 		r.r, r.w = 0, 0
 	}
-	if r.err != nil {
-		err := r.err
-		r.err = nil
-		return err
-	}
+	// errFull before a held-back error: a line too long for the buffer is
+	// reported as such however the source split its reads.
 	if r.w == len(r.buf) {
 		if r.r == 0 {
 			return errFull
 		}
 		r.w = copy(r.buf, r.buf[r.r:r.w])
 		r.r = 0
+	}
+	if r.err != nil {
+		err := r.err
+		r.err = nil
+		return err
 	}
 	for range 100 {
 		n, err := r.src.Read(r.buf[r.w:])
@@ -127,20 +131,28 @@ func (r *Reader) fill() error {
 var errFull = &ProtocolError{"buffer full"}
 
 // broken turns a read error inside a started response into the error the
-// caller sees: a clean EOF becomes ErrTruncated.
+// caller sees: a clean EOF becomes ErrTruncated, and so does
+// io.ErrUnexpectedEOF (crypto/tls returns it when the connection ends
+// inside a record).
 func broken(err error) error {
-	if err == io.EOF {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return ErrTruncated
 	}
 	return err
 }
 
 // readLine returns the next line without its line ending (CRLF or bare
-// LF), charging its length to *budget. The line aliases the buffer and is
-// valid until the next read.
-func (r *Reader) readLine(budget *int, tooLong error) ([]byte, error) {
+// LF), charging its length to *budget: tooLong when the budget runs out,
+// full when the line does not fit in the buffer. The line aliases the
+// buffer and is valid until the next read.
+func (r *Reader) readLine(budget *int, tooLong, full error) ([]byte, error) {
+	// scanned bytes after r.r hold no LF: each byte is searched once, even
+	// when the line arrives a few bytes per read (compaction keeps offsets
+	// from r.r).
+	scanned := 0
 	for {
-		if i := bytes.IndexByte(r.buf[r.r:r.w], '\n'); i >= 0 {
+		if i := bytes.IndexByte(r.buf[r.r+scanned:r.w], '\n'); i >= 0 {
+			i += scanned
 			line := r.buf[r.r : r.r+i]
 			r.r += i + 1
 			if *budget -= i + 1; *budget < 0 {
@@ -154,9 +166,10 @@ func (r *Reader) readLine(budget *int, tooLong error) ([]byte, error) {
 		if r.w-r.r > *budget {
 			return nil, tooLong
 		}
+		scanned = r.w - r.r
 		if err := r.fill(); err != nil {
 			if err == errFull {
-				return nil, tooLong
+				return nil, full
 			}
 			return nil, broken(err)
 		}

@@ -19,9 +19,9 @@ type Request struct {
 	Target      string   // request-target: "/path?query", or an absolute URL through a proxy; "" means "/"
 	Host        string   // Host header value, port included when it is not the scheme's default
 	UserAgent   string   // "" means no User-Agent header
-	Headers     []Header // user headers in order; Host, User-Agent or Accept among them replace the defaults
+	Headers     []Header // user headers in order; Host, User-Agent, Accept or Content-Type among them replace the defaults
 	Body        []byte   // nil means no body and no Content-Length
-	ContentType string   // sent with a body; "" means text/plain (ab's default)
+	ContentType string   // sent with a body unless Headers has Content-Type; "" means text/plain (ab's default)
 	Close       bool     // send "Connection: close": one request per connection
 }
 
@@ -57,7 +57,9 @@ func (r *Request) Validate() error {
 
 // Append appends the request's wire bytes (HTTP/1.1) to dst and returns
 // the extended slice. The header order is: Host, User-Agent, Accept,
-// Connection, Content-Length and Content-Type, then the user's headers.
+// Connection, Content-Length and Content-Type, then the user's headers; a
+// user header named like a default replaces it (Content-Type is a singleton
+// field: sending both would give the server two).
 func (r *Request) Append(dst []byte) []byte {
 	method, target := r.Method, r.Target
 	if method == "" {
@@ -83,12 +85,16 @@ func (r *Request) Append(dst []byte) []byte {
 		dst = appendField(dst, "Connection", "close")
 	}
 	if r.Body != nil {
-		dst = appendField(dst, "Content-Length", strconv.Itoa(len(r.Body)))
-		ct := r.ContentType
-		if ct == "" {
-			ct = "text/plain"
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(r.Body)), 10)
+		dst = append(dst, "\r\n"...)
+		if !r.has("Content-Type") {
+			ct := r.ContentType
+			if ct == "" {
+				ct = "text/plain"
+			}
+			dst = appendField(dst, "Content-Type", ct)
 		}
-		dst = appendField(dst, "Content-Type", ct)
 	}
 	for _, h := range r.Headers {
 		dst = appendField(dst, h.Name, h.Value)

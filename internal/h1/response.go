@@ -23,8 +23,8 @@ type Response struct {
 	Minor         int     // HTTP/1.x minor version of the final response
 	KeepAlive     bool    // the connection may carry another request after this response
 	Framing       Framing // how the body is delimited
-	ContentLength int64   // -1 when absent or overridden by Transfer-Encoding
-	CLAndTE       bool    // both Content-Length and Transfer-Encoding were sent (anomaly; connection closed)
+	ContentLength int64   // -1 when absent or overridden by Transfer-Encoding; informational only with NoBody
+	CLAndTE       bool    // a response with a body sent both Content-Length and Transfer-Encoding (anomaly; connection closed)
 	Info          int     // 1xx interim responses skipped
 	HeaderBytes   int64   // bytes of status lines and header sections, interim responses included
 	BodyBytes     int64   // body bytes consumed so far (decoded chunk data for chunked bodies)
@@ -39,6 +39,7 @@ type header struct {
 	close     bool
 	keepAlive bool
 	fields    int
+	framing   bool // the last field read was Content-Length, Transfer-Encoding or Connection
 }
 
 // ReadHeader reads the status line and header section of the next
@@ -47,7 +48,9 @@ type header struct {
 //
 // Before any byte of the response arrives it returns the connection's error
 // unchanged (io.EOF for a close); after that a clean close is ErrTruncated.
-// Malformed input is a *ProtocolError.
+// Malformed input is a *ProtocolError. An obs-fold line continuing
+// Content-Length, Transfer-Encoding or Connection is ErrHeaderLine: gb
+// does not join folded values, and guessing would risk misframing.
 func (r *Reader) ReadHeader(resp *Response, head bool) error {
 	*resp = Response{ContentLength: -1}
 	r.started = false
@@ -81,7 +84,7 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 	if err := r.checkPrefix(); err != nil {
 		return err
 	}
-	line, err := r.readLine(budget, ErrHeaderTooLarge)
+	line, err := r.readLine(budget, ErrHeaderTooLarge, ErrLineTooLong)
 	if err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 	}
 	r.nserver = 0
 	for {
-		line, err := r.readLine(budget, ErrHeaderTooLarge)
+		line, err := r.readLine(budget, ErrHeaderTooLarge, ErrLineTooLong)
 		if err != nil {
 			return err
 		}
@@ -106,28 +109,53 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 var httpPrefix, sshPrefix = []byte("HTTP/1."), []byte("SSH-")
 
 // checkPrefix rejects a reply that cannot be HTTP/1.x as soon as its first
-// bytes arrive, instead of waiting for a line end that may never come.
+// bytes arrive, instead of waiting for a line end that may never come. It
+// reads until the bytes decide between HTTP, TLS, SSH and garbage, so the
+// verdict does not depend on how the connection splits its reads.
 func (r *Reader) checkPrefix() error {
-	for r.w-r.r < len(httpPrefix) {
-		if !bytes.HasPrefix(httpPrefix, r.buf[r.r:r.w]) {
-			break
+	for {
+		b := r.buf[r.r:r.w]
+		if bytes.HasPrefix(b, httpPrefix) {
+			return nil
+		}
+		if !undecided(b) {
+			return badPrefix(b)
 		}
 		if err := r.fill(); err != nil {
-			return broken(err)
+			if b = r.buf[r.r:r.w]; bytes.HasPrefix(httpPrefix, b) {
+				return broken(err) // a start of "HTTP/1." cut short
+			}
+			return badPrefix(b)
 		}
 	}
-	b := r.buf[r.r:r.w]
-	if bytes.HasPrefix(b, httpPrefix) {
-		return nil
-	}
+}
+
+// undecided reports whether more bytes could still make b an HTTP/1.x
+// status line, a TLS record or an SSH banner.
+func undecided(b []byte) bool {
 	switch {
-	case len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03:
+	case bytes.HasPrefix(httpPrefix, b):
+		return true
+	case len(b) < len(sshPrefix) && bytes.HasPrefix(sshPrefix, b):
+		return true
+	}
+	return len(b) == 1 && isTLSType(b[0])
+}
+
+// badPrefix names what a reply that is not HTTP/1.x looks like.
+func badPrefix(b []byte) error {
+	switch {
+	case len(b) >= 2 && isTLSType(b[0]) && b[1] == 0x03:
 		return ErrStatusLineTLS
 	case bytes.HasPrefix(b, sshPrefix):
 		return ErrStatusLineSSH
 	}
 	return ErrStatusLine
 }
+
+// isTLSType reports whether c is the content type of a TLS record a server
+// sends first: alert (0x15) or handshake (0x16).
+func isTLSType(c byte) bool { return c == 0x15 || c == 0x16 }
 
 // parseStatus parses "HTTP/1.x NNN[ reason]".
 func parseStatus(line []byte, resp *Response) error {
@@ -152,7 +180,14 @@ func parseStatus(line []byte, resp *Response) error {
 // field interprets one header line for framing, persistence and Server.
 func (r *Reader) field(line []byte, h *header) error {
 	if line[0] == ' ' || line[0] == '\t' {
-		return nil // obs-fold continuation: gb reads no folded values
+		// obs-fold continues the previous field's value (RFC 9112 §5.2).
+		// gb reads values line by line, so it cannot join a folded value;
+		// it ignores the continuation of a field it does not interpret,
+		// and rejects one that would change framing or persistence.
+		if h.framing {
+			return ErrHeaderLine
+		}
+		return nil
 	}
 	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 || line[colon-1] == ' ' || line[colon-1] == '\t' {
@@ -162,13 +197,20 @@ func (r *Reader) field(line []byte, h *header) error {
 		return ErrTooManyFields
 	}
 	name, value := line[:colon], trimOWS(line[colon+1:])
+	h.framing = false
 	switch {
 	case equalFold(name, "content-length"):
+		h.framing = true
 		return h.contentLength(value)
 	case equalFold(name, "transfer-encoding"):
-		h.te = true
-		h.chunked = equalFold(lastToken(value), "chunked")
+		h.framing, h.te = true, true
+		// The last coding of the combined list decides; a field with no
+		// coding in it (empty list elements only) changes nothing.
+		if last := lastToken(value); len(last) > 0 {
+			h.chunked = equalFold(last, "chunked")
+		}
 	case equalFold(name, "connection"):
+		h.framing = true
 		h.connection(value)
 	case equalFold(name, "server"):
 		r.nserver = copy(r.server[:], value)
@@ -179,6 +221,7 @@ func (r *Reader) field(line []byte, h *header) error {
 // contentLength parses a Content-Length value: digits, or a list of equal
 // values ("10, 10"); a second header must agree with the first.
 func (h *header) contentLength(v []byte) error {
+	seen := false
 	for len(v) > 0 {
 		var item []byte
 		if i := bytes.IndexByte(v, ','); i >= 0 {
@@ -190,9 +233,9 @@ func (h *header) contentLength(v []byte) error {
 		if !ok || (h.hasCL && n != h.cl) {
 			return ErrContentLength
 		}
-		h.cl, h.hasCL = n, true
+		h.cl, h.hasCL, seen = n, true, true
 	}
-	if !h.hasCL {
+	if !seen {
 		return ErrContentLength
 	}
 	return nil
@@ -216,17 +259,27 @@ func (h *header) connection(v []byte) {
 
 // frame applies RFC 9112 §6.3 and §9.3 to the final response's header.
 func (r *Reader) frame(resp *Response, h *header, head bool) error {
-	resp.KeepAlive = !h.close && (resp.Minor >= 1 || h.keepAlive)
+	// An HTTP/1.0 message with Transfer-Encoding has faulty framing: close
+	// the connection after it (RFC 9112 §6.1).
+	resp.KeepAlive = !h.close && (resp.Minor >= 1 || h.keepAlive) && !(h.te && resp.Minor == 0)
 	switch {
 	case head || resp.Status == 204 || resp.Status == 304:
 		resp.Framing = NoBody
-	case h.te && h.chunked:
-		resp.Framing = Chunked
-		if h.hasCL {
-			resp.CLAndTE, resp.KeepAlive = true, false
+		if h.hasCL && !h.te {
+			resp.ContentLength = h.cl // informational: no body follows
 		}
 	case h.te:
-		resp.Framing, resp.KeepAlive = UntilEOF, false
+		// Transfer-Encoding overrides Content-Length; both together are an
+		// anomaly after which the connection closes (§6.3 item 3).
+		resp.CLAndTE = h.hasCL
+		if h.chunked {
+			resp.Framing = Chunked
+		} else {
+			resp.Framing = UntilEOF
+		}
+		if h.hasCL || !h.chunked {
+			resp.KeepAlive = false
+		}
 	case h.hasCL:
 		resp.Framing, resp.ContentLength = Length, h.cl
 	default:
@@ -277,7 +330,7 @@ func (r *Reader) untilEOF(resp *Response) error {
 			if err == io.EOF {
 				return nil
 			}
-			return err
+			return broken(err)
 		}
 	}
 }

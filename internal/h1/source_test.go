@@ -1,0 +1,51 @@
+package h1
+
+import "io"
+
+// chunkSource hands out data in reads of at most size bytes (0: as many as
+// the caller's buffer takes), then returns end (io.EOF when nil) for ever.
+// With eofWithData the end error comes with the last bytes, as some
+// io.Readers do, instead of on the next call.
+type chunkSource struct {
+	data        []byte
+	size        int
+	eofWithData bool
+	end         error
+	n           int64 // bytes handed out
+}
+
+func (s *chunkSource) Read(p []byte) (int, error) {
+	end := s.end
+	if end == nil {
+		end = io.EOF
+	}
+	if len(s.data) == 0 {
+		return 0, end
+	}
+	k := len(p)
+	if s.size > 0 && s.size < k {
+		k = s.size
+	}
+	k = copy(p[:k], s.data)
+	s.data = s.data[k:]
+	s.n += int64(k)
+	if len(s.data) == 0 && s.eofWithData {
+		return k, end
+	}
+	return k, nil
+}
+
+// loopSource replays the same bytes for ever, as a keep-alive connection
+// that answers every request identically would. It allocates nothing.
+type loopSource struct {
+	data []byte
+	i    int
+}
+
+func (s *loopSource) Read(p []byte) (int, error) {
+	n := copy(p, s.data[s.i:])
+	if s.i += n; s.i == len(s.data) {
+		s.i = 0
+	}
+	return n, nil
+}
