@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
@@ -48,7 +49,7 @@ func (p *plan) conclude(res *stats.Result, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gb: BUG: accounting invariant broken: %v (please report this)\n", err)
 	}
 	if res.StoppedBy == stats.StopError {
-		fmt.Fprintf(stderr, "\nTest aborted: %s\n\n", res.StopError)
+		fmt.Fprintf(stderr, "\nTest aborted: %s%s\n\n", res.StopError, hint(res.StopError))
 	}
 	ro := report.Options{NoPercentiles: p.o.noPercentiles, NoConfidence: p.o.noConfidence,
 		TableAttrs: p.o.tableAttrs, RowAttrs: p.o.rowAttrs, CellAttrs: p.o.cellAttrs}
@@ -98,4 +99,12 @@ func rateOf(o *options) float64 {
 		return 0
 	}
 	return o.rate.Rate()
+}
+
+// hint suggests the option that fixes a certificate failure.
+func hint(stopErr string) string {
+	if strings.Contains(stopErr, "x509:") || strings.Contains(stopErr, "certificate") {
+		return " (use --cacert FILE to trust its CA, or --insecure)"
+	}
+	return ""
 }

@@ -89,7 +89,7 @@ func redactHeaderLine(line string) string {
 	return line
 }
 
-// redactURL hides a password in a URL argument.
+// redactURL hides a password in a URL argument ("http://user:xxxxx@host/").
 func redactURL(a string) string {
 	if !strings.Contains(a, "@") {
 		return a
@@ -102,6 +102,5 @@ func redactURL(a string) string {
 	if err != nil || u.User == nil {
 		return a
 	}
-	u.User = url.User("***")
-	return u.String()
+	return u.Redacted()
 }

@@ -51,7 +51,7 @@ type Run struct {
 	next     atomic.Int64 // index of the next request; -n is spent when it reaches Requests
 	stopped  atomic.Bool
 	cause    atomic.Pointer[stopCause]
-	opened   atomic.Int64 // successful connects, for the connect-failure abort
+	opened   atomic.Int64 // workers that got past connecting, for the connect-failure abort
 	connFail atomic.Int64
 	mu       sync.Mutex // guards workers and cancel against a concurrent Stop
 	cancel   context.CancelFunc

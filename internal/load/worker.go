@@ -17,6 +17,7 @@ type worker struct {
 	dispatched int64
 	last       time.Time // end of this worker's last request
 	backoff    time.Duration
+	connected  bool // a request of this worker got past connecting
 }
 
 // loop sends requests until the budget is spent or the run stops.
@@ -42,12 +43,11 @@ func (w *worker) loop() {
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(&x, o)
 		}
-		if x.Opened > 0 {
-			r.opened.Add(1)
-			w.backoff = 0
-		}
 		if isConnectFailure(o) {
 			w.connectFailed(&x)
+		} else if !w.connected {
+			w.connected = true
+			r.opened.Add(1)
 		}
 	}
 	if w.conn.Close() {
@@ -126,8 +126,11 @@ func (w *worker) response(x *Exchange) {
 func (w *worker) connectFailed(x *Exchange) {
 	r := w.run
 	if n := r.connFail.Add(1); r.opened.Load() == 0 && n >= int64(r.cfg.MaxConnectFailures) {
-		r.Stop(stats.StopError, fmt.Errorf("test aborted after %d connect failures: %w", n, x.Err))
+		r.Stop(stats.StopError, fmt.Errorf("no connection after %d attempts: %w", n, x.Err))
 		return
+	}
+	if w.connected {
+		w.backoff = 0 // an established server refusing now and then: retry soon
 	}
 	w.backoff = min(max(2*w.backoff, 10*time.Millisecond), time.Second)
 	t := time.NewTimer(w.backoff)
@@ -138,8 +141,14 @@ func (w *worker) connectFailed(x *Exchange) {
 	}
 }
 
+// isConnectFailure reports whether o means no connection could be made
+// (TLS handshakes included: a certificate error fails every connection).
 func isConnectFailure(o stats.Outcome) bool {
-	return o == stats.FailConnect || o == stats.FailDNS || o == stats.TimeoutConnect || o == stats.FailLocal
+	switch o {
+	case stats.FailConnect, stats.FailDNS, stats.TimeoutConnect, stats.FailLocal, stats.FailTLS, stats.TimeoutTLS:
+		return true
+	}
+	return false
 }
 
 // micros converts d to whole microseconds, never negative.

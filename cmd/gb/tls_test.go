@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gb-bench/gb/internal/nginxtest"
+	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// TestTLSVerifiedByDefault: a self-signed server fails verification with a
+// hint; --cacert and --insecure both work, and the report shows ab's TLS lines.
+func TestTLSVerifiedByDefault(t *testing.T) {
+	srv := startServer(t, testserver.Options{TLS: true})
+	url := srv.TLSURL() + "/hello"
+	r := gb(t, "-n", "50", "-c", "2", url)
+	if r.code != 1 || !strings.Contains(r.stderr, "certificate") || !strings.Contains(r.stderr, "--insecure") {
+		t.Errorf("unverifiable certificate: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Failed requests:") {
+		t.Errorf("no report after the aborted run:\n%s", r.stdout)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, srv.CACertPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(t.TempDir(), "r.json")
+	for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
+		r := gb(t, append(args, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
+		if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		if p := field(t, r.stdout, "SSL/TLS Protocol"); !strings.HasPrefix(p, "TLSv1.3,TLS_") {
+			t.Errorf("SSL/TLS Protocol %q", p)
+		}
+		res := readResult(t, js)
+		if res.Target.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
+			t.Errorf("%v: tls_verify %v, conns %d", args, res.Target.TLSVerify, res.Counts.ConnsOpened)
+		}
+	}
+}
+
+// TestProxy sends absolute-form requests to the -X address; nginx serves
+// them from its own root whatever the URL's host, which need not resolve.
+func TestProxy(t *testing.T) {
+	ngx := nginxtest.Start(t, nginxtest.Options{})
+	proxy := strings.TrimPrefix(ngx.URL, "http://")
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := gb(t, "-X", proxy, "-n", "20", "--json", js, "http://origin.invalid/small.txt")
+	if r.code != 0 || !strings.Contains(r.stdout, "Benchmarking origin.invalid [through "+proxy+"] (be patient)") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	entries := ngx.Entries(t)
+	if len(entries) != 20 || entries[0].URI != "/small.txt" {
+		t.Errorf("nginx saw %d requests, first %+v", len(entries), entries[0])
+	}
+	if res := readResult(t, js); res.Counts.Outcomes[stats.OK] != 20 {
+		t.Errorf("outcomes %v", res.Counts.Outcomes)
+	}
+}
