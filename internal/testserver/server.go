@@ -1,0 +1,322 @@
+package testserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// closeWait bounds how long Close waits for handlers to return after it has
+// closed every connection.
+const closeWait = 10 * time.Second
+
+// Options configures a Server. The zero value serves plain HTTP on
+// 127.0.0.1:0 with pprof and expvar mounted.
+type Options struct {
+	Addr    string // listen address of the main HTTP listener; "" = "127.0.0.1:0"
+	TLS     bool   // also start an HTTPS listener (self-signed cert from a CA generated at start)
+	NoPprof bool   // do not mount /debug/pprof/ and /debug/vars
+}
+
+// Server is a running test server. The TLS and fault listeners listen on
+// the host of Options.Addr with ports chosen by the system. All methods are
+// safe for concurrent use.
+type Server struct {
+	opts  Options
+	start time.Time     // monotonic origin of Exchange.Arrival
+	done  chan struct{} // closed by Close; ends stalls, delays and holds
+
+	ids                    atomic.Uint64 // connection ids, all listeners
+	httpLn, tlsLn, faultLn net.Listener
+	httpSrv, tlsSrv        *http.Server
+	mux                    *http.ServeMux
+	httpT, tlsT, faultT    *tally
+	book                   book
+	ca                     *authority // nil without TLS
+	stall                  stall
+	dice                   dice
+	wg                     sync.WaitGroup // Serve loops, the fault accept loop and fault connections
+	httpConns              sync.WaitGroup // net/http connections from StateNew to StateClosed
+	timerMu                sync.Mutex
+	timers                 map[*time.Timer]struct{} // scheduled stalls (/__ctl?at=); guarded by timerMu
+	closeOnce              sync.Once
+	closeErr               error
+}
+
+// Start listens and serves until Close.
+func Start(o Options) (*Server, error) {
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("testserver: address %q: %w", addr, err)
+	}
+	s := &Server{opts: o, start: time.Now(), done: make(chan struct{})}
+	s.stall.init()
+	s.mux = s.newMux()
+	if err := s.listen(addr, host); err != nil {
+		for _, ln := range []net.Listener{s.httpLn, s.tlsLn, s.faultLn} {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+		return nil, err
+	}
+	s.serve()
+	return s, nil
+}
+
+// listen opens the listeners and builds the net/http servers.
+func (s *Server) listen(addr, host string) error {
+	var err error
+	if s.httpLn, s.httpT, err = s.listenCounted(addr); err != nil {
+		return err
+	}
+	if s.faultLn, s.faultT, err = s.listenCounted(net.JoinHostPort(host, "0")); err != nil {
+		return err
+	}
+	s.httpSrv = s.newHTTPServer()
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	s.httpSrv.Protocols = p
+	if !s.opts.TLS {
+		return nil
+	}
+	if s.ca, err = newAuthority(host); err != nil {
+		return err
+	}
+	if s.tlsLn, s.tlsT, err = s.listenCounted(net.JoinHostPort(host, "0")); err != nil {
+		return err
+	}
+	s.tlsSrv = s.newHTTPServer()
+	s.tlsSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.ca.leaf}, MinVersion: tls.VersionTLS12}
+	return nil
+}
+
+// listenCounted listens on addr and wraps the listener so that its
+// connections count into a new tally.
+func (s *Server) listenCounted(addr string) (net.Listener, *tally, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("testserver: %w", err)
+	}
+	t := newTally()
+	return &listener{Listener: ln, tally: t, ids: &s.ids}, t, nil
+}
+
+// newHTTPServer returns a net/http server for the main or TLS listener.
+func (s *Server) newHTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnContext: func(ctx context.Context, nc net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, connOf(nc))
+		},
+		ConnState: s.connState,
+	}
+}
+
+// serve starts the serving goroutines.
+func (s *Server) serve() {
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.httpSrv.Serve(s.httpLn)
+	}()
+	go s.acceptFault()
+	if s.tlsSrv != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.tlsSrv.ServeTLS(s.tlsLn, "", "")
+		}()
+	}
+}
+
+// connKey is the request context key of the serving *conn.
+type connKey struct{}
+
+// connOf returns the counting conn under nc, or nil.
+func connOf(nc net.Conn) *conn {
+	switch v := nc.(type) {
+	case *conn:
+		return v
+	case *tls.Conn:
+		c, _ := v.NetConn().(*conn)
+		return c
+	}
+	return nil
+}
+
+// connState tracks net/http connections, so that Close can wait for their
+// handlers.
+func (s *Server) connState(nc net.Conn, st http.ConnState) {
+	c := connOf(nc)
+	if c == nil {
+		return
+	}
+	switch st {
+	case http.StateNew:
+		if c.served.CompareAndSwap(false, true) {
+			s.httpConns.Add(1)
+		}
+	case http.StateClosed, http.StateHijacked:
+		if c.served.CompareAndSwap(true, false) {
+			s.httpConns.Done()
+		}
+	}
+}
+
+// URL returns "http://HOST:PORT" (no trailing slash) of the main listener.
+// An unspecified listen host is reported as the loopback address.
+func (s *Server) URL() string { return baseURL("http", s.httpLn) }
+
+// TLSURL returns "https://HOST:PORT" of the HTTPS listener, or "" without
+// TLS. It serves the same handlers as URL.
+func (s *Server) TLSURL() string { return baseURL("https", s.tlsLn) }
+
+// FaultURL returns "http://HOST:PORT" of the raw fault listener.
+func (s *Server) FaultURL() string { return baseURL("http", s.faultLn) }
+
+// baseURL formats ln's address, replacing an unspecified IP by loopback.
+func baseURL(scheme string, ln net.Listener) string {
+	if ln == nil {
+		return ""
+	}
+	a, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		return scheme + "://" + ln.Addr().String()
+	}
+	ip := a.IP
+	if ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+		if a.IP.To4() == nil {
+			ip = net.IPv6loopback
+		}
+	}
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(ip.String(), fmt.Sprint(a.Port)))
+}
+
+// CACertPEM returns a copy of the PEM CA certificate that signed the TLS
+// certificate, or nil without TLS.
+func (s *Server) CACertPEM() []byte {
+	if s.ca == nil {
+		return nil
+	}
+	return append([]byte(nil), s.ca.caPEM...)
+}
+
+// CertPool returns a pool holding only the CA certificate (an empty pool
+// without TLS), for a client's tls.Config.RootCAs.
+func (s *Server) CertPool() *x509.CertPool {
+	if s.ca == nil {
+		return x509.NewCertPool()
+	}
+	return s.ca.pool.Clone()
+}
+
+// Stall makes every response on every listener that has not started yet
+// wait until now+d before answering (the coordinated-omission test).
+// Stall(0) cancels and releases the waiting responses. Control and /debug/
+// requests are never stalled.
+func (s *Server) Stall(d time.Duration) { s.stall.set(d) }
+
+// Ledger returns a snapshot copy of what the server saw so far.
+func (s *Server) Ledger() Ledger {
+	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Fault: s.faultT.snapshot()}
+	l.Exchanges, l.DroppedExchanges = s.book.snapshot()
+	return l
+}
+
+// ResetLedger zeroes the ledger and restarts every seeded sequence.
+// Connections open at the reset keep being served; their later requests
+// and bytes are counted, but they are not counted in Traffic.Conns.
+func (s *Server) ResetLedger() {
+	s.httpT.reset()
+	s.tlsT.reset()
+	s.faultT.reset()
+	s.book.reset()
+	s.dice.reset()
+}
+
+// Close closes the listeners and every open connection, ends stalls,
+// delays and drips, and waits for the handler goroutines to return. It is
+// safe to call more than once; later calls return the first result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+func (s *Server) shutdown() error {
+	close(s.done)
+	s.timerMu.Lock()
+	for t := range s.timers {
+		t.Stop()
+	}
+	s.timerMu.Unlock()
+	var errs []error
+	for _, srv := range []*http.Server{s.httpSrv, s.tlsSrv} {
+		if srv != nil {
+			errs = append(errs, srv.Close())
+		}
+	}
+	if s.faultLn != nil {
+		errs = append(errs, s.faultLn.Close())
+	}
+	for _, t := range []*tally{s.httpT, s.tlsT, s.faultT} {
+		if t != nil {
+			t.closeAll() // also any connection net/http accepted but did not track yet
+		}
+	}
+	if !waitTimeout(&s.wg, closeWait) || !waitTimeout(&s.httpConns, closeWait) {
+		errs = append(errs, errors.New("testserver: handlers still running after Close"))
+	}
+	for i, err := range errs {
+		if errors.Is(err, net.ErrClosed) {
+			errs[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waitTimeout waits for wg, at most d; it reports whether wg finished.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	ch := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ch)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// closing reports whether Close has been called.
+func (s *Server) closing() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
