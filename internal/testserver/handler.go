@@ -81,6 +81,10 @@ func (s *Server) uncounted(path string) bool {
 	return strings.HasPrefix(path, "/__") || !s.opts.NoPprof && strings.HasPrefix(path, "/debug/")
 }
 
+// serverHeader is the Server header of every counted reply (what ab's
+// "Server Software" line shows).
+var serverHeader = []string{"gb-serve"}
+
 // serveHTTP is the handler of the main and TLS listeners: it counts the
 // request on its connection, drains the request body (so keep-alive
 // survives large uploads), waits out a global stall, then dispatches.
@@ -99,6 +103,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if c != nil {
 		c.requests.Add(1)
 	}
+	w.Header()["Server"] = serverHeader
 	if r.Body != http.NoBody {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxRequestBody))
 	}
