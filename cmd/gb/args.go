@@ -6,7 +6,8 @@ import (
 )
 
 // flagSpec is one command-line option: a short letter (0 = none), a long
-// name ("" = none), the name of its value ("" = a switch) and its help.
+// name ("" = none), the name of its value ("" = a switch; "[name]" = an
+// optional value, given only as --long=value) and its help.
 type flagSpec struct {
 	short byte
 	long  string
@@ -91,6 +92,8 @@ func parseLong(arg string, rest []string, specs []flagSpec, o *options) (int, er
 		return 0, usagef(true, "unknown option --%s", name)
 	}
 	switch {
+	case strings.HasPrefix(s.arg, "["): // optional value: only in the --name=value form
+		return 0, apply(s, value, o)
 	case s.arg == "" && hasValue:
 		return 0, usagef(true, "option --%s takes no value", name)
 	case s.arg == "":

@@ -53,6 +53,15 @@ type options struct {
 	caCert         string        // --cacert
 	jsonFile       string        // --json
 	rate           pace.Constant // -R/--rate; zero = closed loop
+
+	connectTimeout   time.Duration // --connect-timeout; 0 = -s
+	firstByteTimeout time.Duration // --first-byte-timeout; 0 = only -s
+	headerTimeout    time.Duration // --header-timeout; 0 = only -s
+	idleTimeout      time.Duration // --idle-timeout (body idle); 0 = only -s
+
+	profile    string // --profile[=kinds]: "" = off; "cpu,allocs" for the bare flag
+	profileURL string // --profile-url; "" = the target's scheme://host:port/debug/pprof/
+	profileDir string // --profile-dir; "" = a new ./gb-profiles/<timestamp>
 }
 
 func defaultOptions() options {
@@ -129,6 +138,19 @@ var abSpecs = []flagSpec{
 		o.rate, err = pace.ParseRate(v)
 		return err
 	}},
+	{0, "connect-timeout", "seconds", "Deadline to connect (and handshake); default -s", durationFlag(func(o *options) *time.Duration { return &o.connectTimeout })},
+	{0, "first-byte-timeout", "seconds", "Deadline from the request written to the first response byte", durationFlag(func(o *options) *time.Duration { return &o.firstByteTimeout })},
+	{0, "header-timeout", "seconds", "Deadline from the first byte to the end of the header section", durationFlag(func(o *options) *time.Duration { return &o.headerTimeout })},
+	{0, "idle-timeout", "seconds", "Longest wait for the next body bytes", durationFlag(func(o *options) *time.Duration { return &o.idleTimeout })},
+	{0, "profile", "[kinds]", "Capture the target's pprof profiles during the run:\ncpu,heap,allocs,goroutine,block,mutex,trace (bare: cpu,allocs)", func(o *options, v string) error {
+		if v == "" {
+			v = "cpu,allocs"
+		}
+		o.profile = v
+		return nil
+	}},
+	{0, "profile-url", "url", "pprof base URL (default: the target's /debug/pprof/)", setString(func(o *options) *string { return &o.profileURL })},
+	{0, "profile-dir", "dir", "Where to save profiles (default: a new ./gb-profiles/<time>)", setString(func(o *options) *string { return &o.profileDir })},
 	{0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.insecure })},
 	{0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.caCert })},
 	{0, "json", "file", "Write the whole result as JSON to file (- = stdout)", setString(func(o *options) *string { return &o.jsonFile })},
@@ -142,6 +164,13 @@ func (o *options) setMethodKind(kind string) error {
 	}
 	o.methodKind = kind
 	return nil
+}
+
+func durationFlag(field func(*options) *time.Duration) func(*options, string) error {
+	return func(o *options, v string) (err error) {
+		*field(o), err = parseSeconds(v)
+		return err
+	}
 }
 
 func setString(field func(*options) *string) func(*options, string) error {

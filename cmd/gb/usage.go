@@ -35,7 +35,10 @@ func printSpec(w io.Writer, s *flagSpec) {
 	if s.short != 0 {
 		flag = "-" + string(s.short)
 	}
-	if s.arg != "" {
+	switch {
+	case strings.HasPrefix(s.arg, "["):
+		flag += "[=" + strings.Trim(s.arg, "[]") + "]"
+	case s.arg != "":
 		flag += " " + s.arg
 	}
 	lines := strings.Split(s.help, "\n")
