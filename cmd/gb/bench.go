@@ -142,6 +142,11 @@ func clientConfig(o *options, t *target, reqBytes []byte, method string) (*clien
 		Idempotent: method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS",
 		Timeout:    o.timeout,
 		SockBuf:    o.sockBuf,
+
+		ConnectTimeout:   o.connectTimeout,
+		FirstByteTimeout: o.firstByteTimeout,
+		HeaderTimeout:    o.headerTimeout,
+		IdleTimeout:      o.idleTimeout,
 	}
 	host, port := t.host, t.port
 	if o.proxy != "" {

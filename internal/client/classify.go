@@ -21,7 +21,7 @@ func (f *Fast) failWrite(x *load.Exchange, err error, reused bool) (stats.Outcom
 		return f.stale()
 	}
 	if isTimeout(err) {
-		return stats.TimeoutFirstByte, false
+		return f.timeout(stats.TimeoutFirstByte), false
 	}
 	return stats.FailWrite, false
 }
@@ -33,7 +33,7 @@ func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome
 	if !f.rd.Started() {
 		switch {
 		case isTimeout(err):
-			return stats.TimeoutFirstByte, false
+			return f.timeout(stats.TimeoutFirstByte), false
 		case reused && !f.stop.Load() && (err == io.EOF || isPeerGone(err)):
 			return f.stale()
 		case err == io.EOF:
@@ -47,9 +47,9 @@ func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome
 	case errors.Is(err, h1.ErrTruncated):
 		return stats.FailTruncated, false
 	case isTimeout(err) && x.Status == 0:
-		return stats.TimeoutHeaders, false
+		return f.timeout(stats.TimeoutHeaders), false
 	case isTimeout(err):
-		return stats.TimeoutBody, false
+		return f.timeout(stats.TimeoutBody), false
 	}
 	return stats.FailReset, false
 }

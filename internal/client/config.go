@@ -23,10 +23,19 @@ type Config struct {
 	KeepAlive  bool          // reuse connections (-k); otherwise one request per connection
 	Idempotent bool          // the method may be retried after the keep-alive close race
 	Timeout    time.Duration // -s: deadline for connect, handshake and each request; 0 = 30 s
-	LocalAddr  net.Addr      // -B: local address to dial from; nil = any
-	SockBuf    int           // -b: SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
-	BufferSize int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
-	Limits     h1.Limits     // response limits; zero = h1's defaults
+
+	// Phase limits inside Timeout; zero = none beyond Timeout. With any of
+	// the last three set, a request's deadline is re-armed at each phase
+	// (costlier), and a request that reaches Timeout itself ends as
+	// failed.timeout.total.
+	ConnectTimeout   time.Duration // dial and TLS handshake; 0 = Timeout
+	FirstByteTimeout time.Duration // request written to first response byte
+	HeaderTimeout    time.Duration // first byte to end of the header section
+	IdleTimeout      time.Duration // longest wait for more body bytes
+	LocalAddr        net.Addr      // -B: local address to dial from; nil = any
+	SockBuf          int           // -b: SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
+	Limits           h1.Limits     // response limits; zero = h1's defaults
 
 	tlsOnce sync.Once
 	tlsInfo TLSInfo
@@ -37,6 +46,18 @@ func (c *Config) timeout() time.Duration {
 		return 30 * time.Second
 	}
 	return c.Timeout
+}
+
+func (c *Config) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 {
+		return min(c.ConnectTimeout, c.timeout())
+	}
+	return c.timeout()
+}
+
+// phased reports whether requests need per-phase deadlines.
+func (c *Config) phased() bool {
+	return c.FirstByteTimeout > 0 || c.HeaderTimeout > 0 || c.IdleTimeout > 0
 }
 
 // control sets socket buffer sizes on each new socket when SockBuf is set.

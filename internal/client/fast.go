@@ -22,8 +22,9 @@ type Fast struct {
 	nc     net.Conn
 	rd     *h1.Reader
 	resp   h1.Response
-	served int       // requests completed on the current connection
 	armed  time.Time // deadline currently set on nc; zero = none
+	total  time.Time // phased mode: this request's exact overall deadline
+	idle   idleConn  // phased mode with IdleTimeout: the reader's view of nc
 	stop   atomic.Bool
 	live   atomic.Pointer[connRef] // the open connection, for Interrupt
 }
@@ -38,7 +39,8 @@ type connRef struct{ nc net.Conn }
 // when the run stops. The connection is opened by the first Do.
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
-	f.dialer = net.Dialer{Timeout: cfg.timeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
+	f.dialer = net.Dialer{Timeout: cfg.connectTimeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
+	f.idle.f = f
 	return f
 }
 
@@ -113,7 +115,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	x.Opened++
 	if f.cfg.TLS != nil {
 		tc := tls.Client(nc, f.cfg.TLS)
-		hctx, cancel := context.WithTimeout(f.ctx, f.cfg.timeout())
+		hctx, cancel := context.WithTimeout(f.ctx, f.cfg.connectTimeout())
 		err = tc.HandshakeContext(hctx)
 		cancel()
 		if err != nil {
@@ -128,9 +130,14 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 		f.noteTLS(tc)
 		nc = tc
 	}
-	f.nc, f.served, f.armed = nc, 0, time.Time{}
+	f.nc, f.armed = nc, time.Time{}
 	f.live.Store(&connRef{nc})
-	f.rd.Reset(nc)
+	if f.cfg.IdleTimeout > 0 {
+		f.idle.Conn = nc
+		f.rd.Reset(&f.idle)
+	} else {
+		f.rd.Reset(nc)
+	}
 	x.Connected = time.Now()
 	return stats.OK, true
 }
@@ -142,7 +149,11 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 func (f *Fast) arm(start time.Time) {
 	d := f.cfg.timeout()
 	want := start.Add(d)
-	if want.Sub(f.armed) > d/64 {
+	if f.cfg.phased() {
+		f.total = want
+		_ = f.nc.SetDeadline(want)
+		f.armed = want
+	} else if want.Sub(f.armed) > d/64 {
 		_ = f.nc.SetDeadline(want)
 		f.armed = want
 	}
@@ -153,21 +164,24 @@ func (f *Fast) arm(start time.Time) {
 
 // read reads the response and decides what happens to the connection.
 func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
+	f.phase(f.cfg.FirstByteTimeout)
 	err := f.rd.Fill()
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}
 	x.FirstByte = time.Now()
+	f.phase(f.cfg.HeaderTimeout)
 	r := &f.resp
 	if err = f.rd.ReadHeader(r, f.cfg.Head); err == nil {
 		x.Status, x.Info, x.Server = r.Status, r.Info, f.rd.Server()
+		f.idle.body = true
 		err = f.rd.ReadBody(r)
+		f.idle.body = false
 	}
 	x.Body = r.BodyBytes
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}
-	f.served++
 	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && f.rd.Buffered() == 0
 	if !x.KeepAlive {
 		f.drop(x)
