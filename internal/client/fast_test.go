@@ -213,7 +213,7 @@ func TestInterruptEndsBlockedRequest(t *testing.T) {
 
 // rawServer answers every request on a connection with the same bytes,
 // allocating nothing per request, so AllocsPerRun measures the client.
-func rawServer(t *testing.T, response string) string {
+func rawServer(t testing.TB, response string) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
