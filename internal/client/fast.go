@@ -92,13 +92,22 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 	f.arm(x.Start)
 	n, err := f.nc.Write(f.cfg.Request)
 	x.BytesOut += int64(n)
-	if err != nil {
+	if err != nil && (reused || isTimeout(err) || !isPeerGone(err)) {
 		return f.failWrite(x, err, reused)
 	}
+	// A server may answer before it has read the whole body (an early 413
+	// or 401) and close: its response can still be read (RFC 9112 §9.5).
 	x.Written = time.Now()
 	wire := f.rd.Wire
 	o, retry = f.read(x, reused)
 	x.BytesIn += f.rd.Wire - wire
+	if err != nil {
+		if !o.Responded() {
+			return f.failWrite(x, err, reused)
+		}
+		x.KeepAlive = false
+		f.drop(x) // a connection whose request was cut short is not reused
+	}
 	return o, retry
 }
 

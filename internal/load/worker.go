@@ -1,7 +1,10 @@
 package load
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"os"
 	"time"
 
 	"github.com/gb-bench/gb/internal/stats"
@@ -74,6 +77,9 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	}
 	if !o.Responded() && w.run.stopped.Load() {
 		o = w.run.abortOutcome()
+	}
+	if o.Failed() && x.Err != nil {
+		rec.Error(errorKey(x.Err))
 	}
 	if x.Status != 0 {
 		rec.Status(x.Status)
@@ -153,3 +159,22 @@ func isConnectFailure(o stats.Outcome) bool {
 
 // micros converts d to whole microseconds, never negative.
 func micros(d time.Duration) int64 { return max(int64(d/time.Microsecond), 0) }
+
+// errorKey is an error's message without the addresses and operation that
+// net wraps around it ("read tcp 127.0.0.1:4711->...: connection reset by
+// peer" becomes "connection reset by peer"), so messages group and never
+// carry the URL.
+func errorKey(err error) string {
+	for {
+		var op *net.OpError
+		var sc *os.SyscallError
+		switch {
+		case errors.As(err, &op) && op.Err != nil:
+			err = op.Err
+		case errors.As(err, &sc) && sc.Err != nil:
+			err = sc.Err
+		default:
+			return err.Error()
+		}
+	}
+}

@@ -48,6 +48,12 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	line("latency model", latencyModel(r))
 	line("stopped by", stoppedBy(r))
 	line("outcomes", outcomes(&c.Outcomes))
+	if len(c.Errors) > 0 || c.OtherErrors > 0 {
+		line("errors", errorSummary(c))
+	}
+	if strings.HasPrefix(r.Target.URL, "https:") {
+		line("tls verify", map[bool]string{true: "on", false: "off (--insecure)"}[r.Target.TLSVerify])
+	}
 	line("retries", fmt.Sprint(c.Retries))
 	line("length mismatches", fmt.Sprint(c.LengthMismatch))
 	line("status codes", statusCodes(c))
@@ -95,6 +101,29 @@ func outcomes(o *stats.Outcomes) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// errorSummary lists failure messages by count, most frequent first, as
+// "message=count" separated by "; ".
+func errorSummary(c *stats.Counts) string {
+	msgs := make([]string, 0, len(c.Errors))
+	for m := range c.Errors {
+		msgs = append(msgs, m)
+	}
+	slices.SortFunc(msgs, func(a, b string) int {
+		if c.Errors[a] != c.Errors[b] {
+			return int(c.Errors[b] - c.Errors[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, 0, len(msgs)+1)
+	for _, m := range msgs {
+		parts = append(parts, fmt.Sprintf("%s=%d", m, c.Errors[m]))
+	}
+	if c.OtherErrors > 0 {
+		parts = append(parts, fmt.Sprintf("other=%d", c.OtherErrors))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // statusCodes lists the final status codes in ascending order, then

@@ -31,6 +31,7 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 			c.Status[rec.codes[i]] += rec.counts[i]
 		}
 		c.OtherStatus += rec.other
+		mergeErrors(c, rec)
 		for p := range exact {
 			exact[p].Merge(&rec.exact[p])
 		}
@@ -71,4 +72,20 @@ func lengthMismatches(recs []*Recorder, doc int64) int64 {
 		}
 	}
 	return n
+}
+
+// mergeErrors adds a recorder's error messages, keeping at most
+// maxRunErrors distinct ones.
+func mergeErrors(c *Counts, rec *Recorder) {
+	c.OtherErrors += rec.errOther
+	for msg, n := range rec.errs {
+		if c.Errors == nil {
+			c.Errors = map[string]int64{}
+		}
+		if _, ok := c.Errors[msg]; ok || len(c.Errors) < maxRunErrors {
+			c.Errors[msg] += n
+		} else {
+			c.OtherErrors += n
+		}
+	}
 }

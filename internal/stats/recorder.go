@@ -12,6 +12,13 @@ import (
 // its Shard: one mutex acquisition per batchLen requests.
 const batchLen = 32
 
+// maxErrors is how many distinct error messages a Recorder keeps, and
+// maxRunErrors how many a Result keeps; the rest are counted as OtherErrors.
+const (
+	maxErrors    = 16
+	maxRunErrors = 50
+)
+
 // maxStatuses is how many distinct status codes a Recorder counts one by
 // one; any further codes share OtherStatus.
 const maxStatuses = 16
@@ -71,7 +78,9 @@ type Recorder struct {
 	other    int64
 	batch    [batchLen]Timing
 	nBatch   int
-	phases   Phase // number of phases recorded: Total+1, or NumPhases in rate mode
+	phases   Phase            // number of phases recorded: Total+1, or NumPhases in rate mode
+	errs     map[string]int64 // failure message -> count, at most maxErrors keys
+	errOther int64
 	shard    *Shard
 	samples  []Sample // nil unless keepSamples
 	keep     bool
@@ -179,6 +188,19 @@ func (r *Recorder) Body(length int64, server []byte, at int64) {
 		r.lengths[r.nLengths] = lengthCount{length, 1}
 		r.nLengths++
 	}
+}
+
+// Error counts a failure's message (already stripped of addresses, so the
+// set stays small). Failure path only: it may allocate.
+func (r *Recorder) Error(msg string) {
+	if r.errs == nil {
+		r.errs = make(map[string]int64)
+	}
+	if _, ok := r.errs[msg]; ok || len(r.errs) < maxErrors {
+		r.errs[msg]++
+		return
+	}
+	r.errOther++
 }
 
 // Flush moves the batched samples into the shard's histograms. The worker

@@ -87,21 +87,23 @@ type Client struct {
 
 // Counts are the run's request and byte counters.
 type Counts struct {
-	Dispatched     int64         `json:"dispatched"`          // requests a worker sent (or tried to)
-	Scheduled      int64         `json:"scheduled,omitempty"` // rate mode: requests due before the stop (= dispatched + dropped)
-	Late           int64         `json:"late,omitempty"`      // rate mode: requests started more than LateAfter behind schedule
-	Outcomes       Outcomes      `json:"outcomes"`
-	Retries        int64         `json:"retried_stale_conn"`
-	LengthMismatch int64         `json:"length_mismatch"` // responses whose body length differs from Document Length
-	KeepAlive      int64         `json:"keep_alive_responses"`
-	Info           int64         `json:"info_responses"`
-	ConnsOpened    int64         `json:"conns_opened"`
-	ConnsClosed    int64         `json:"conns_closed"`
-	BytesIn        int64         `json:"bytes_in"`  // headers and bodies
-	BodyIn         int64         `json:"body_in"`   // bodies only
-	BytesOut       int64         `json:"bytes_out"` // request lines, headers and bodies
-	Status         map[int]int64 `json:"status"`
-	OtherStatus    int64         `json:"status_other,omitempty"` // codes beyond the per-worker table
+	Dispatched     int64            `json:"dispatched"`          // requests a worker sent (or tried to)
+	Scheduled      int64            `json:"scheduled,omitempty"` // rate mode: requests due before the stop (= dispatched + dropped)
+	Late           int64            `json:"late,omitempty"`      // rate mode: requests started more than LateAfter behind schedule
+	Outcomes       Outcomes         `json:"outcomes"`
+	Retries        int64            `json:"retried_stale_conn"`
+	LengthMismatch int64            `json:"length_mismatch"` // responses whose body length differs from Document Length
+	KeepAlive      int64            `json:"keep_alive_responses"`
+	Info           int64            `json:"info_responses"`
+	ConnsOpened    int64            `json:"conns_opened"`
+	ConnsClosed    int64            `json:"conns_closed"`
+	BytesIn        int64            `json:"bytes_in"`  // headers and bodies
+	BodyIn         int64            `json:"body_in"`   // bodies only
+	BytesOut       int64            `json:"bytes_out"` // request lines, headers and bodies
+	Status         map[int]int64    `json:"status"`
+	Errors         map[string]int64 `json:"errors,omitempty"`       // failure messages (no addresses), at most 50
+	OtherErrors    int64            `json:"errors_other,omitempty"` // failures whose message did not fit
+	OtherStatus    int64            `json:"status_other,omitempty"` // codes beyond the per-worker table
 }
 
 // Phases holds one Dist per phase; a phase with no samples is nil.
