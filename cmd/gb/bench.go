@@ -96,6 +96,9 @@ func prepare(o *options, rawURL string, args []string) (*plan, error) {
 	if err := validate(o); err != nil {
 		return nil, err
 	}
+	if err := checkFileLimit(o.concurrency); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct{ flag, path string }{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}} {
 		if f.path != "" {
 			if err := outfile.Check(f.path); err != nil {

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// fdMargin is the file descriptors gb needs besides one per connection:
+// stdio, output files, the profile client, the resolver.
+const fdMargin = 32
+
+// checkFileLimit makes sure -c connections fit under RLIMIT_NOFILE,
+// raising the soft limit up to the hard limit when needed (Go already does
+// so at start-up on Linux), and refuses the run before it starts otherwise.
+func checkFileLimit(concurrency int) error {
+	need := uint64(concurrency) + fdMargin
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return nil // nothing to check against
+	}
+	if rl.Cur >= need {
+		return nil
+	}
+	if rl.Max >= need {
+		rl.Cur = need
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("-c %d needs about %d file descriptors but the limit is %d (raise it with ulimit -n)",
+		concurrency, need, rl.Max)
+}
