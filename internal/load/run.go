@@ -20,6 +20,7 @@ type Config struct {
 	Duration    time.Duration                  // time limit from the start; 0 = none
 	NewConn     func(ctx context.Context) Conn // builds each worker's Conn; ctx ends when the run stops
 	KeepSamples bool                           // keep one stats.Sample per response (ab's -g file)
+	KeepOpen    bool                           // workers leave their Conn open at the end, for the caller to reuse (gb ramp)
 	// Pacer, when set, makes the run open-model: request i is sent at
 	// start + Pacer.Due(i) by whichever worker is free, and latency is also
 	// measured from that intended time. nil = closed loop.

@@ -175,3 +175,24 @@ func TestNewRefusesUnboundedRun(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoBound", err)
 	}
 }
+
+func TestKeepOpenLeavesConnsOpen(t *testing.T) {
+	var calls atomic.Int64
+	var conns []*fakeConn
+	mk := newFake(&calls, fakeConn{outcome: stats.OK})
+	res := mustRun(t, Config{Concurrency: 3, Requests: 30, KeepOpen: true,
+		NewConn: func(ctx context.Context) Conn {
+			c := mk(ctx).(*fakeConn)
+			conns = append(conns, c)
+			return c
+		}}, context.Background())
+	open := 0
+	for _, c := range conns {
+		if c.open {
+			open++
+		}
+	}
+	if res.Counts.ConnsClosed != 0 || res.Counts.ConnsOpened != int64(open) || open == 0 {
+		t.Errorf("opened %d closed %d, still open %d: want every opened conn left open", res.Counts.ConnsOpened, res.Counts.ConnsClosed, open)
+	}
+}

@@ -53,7 +53,7 @@ func (w *worker) loop() {
 			r.opened.Add(1)
 		}
 	}
-	if w.conn.Close() {
+	if !r.cfg.KeepOpen && w.conn.Close() {
 		w.rec.ConnsClosed++
 	}
 	w.rec.Flush()
