@@ -35,6 +35,7 @@ func httpRoutes() []httpRoute {
 		{"/ok", "?status=&delay=&size=&seed=&hdr=Name:Value weighted lists, e.g. status=200:95,503:5", serveShape(shapeKeys{}, false)},
 		{"/delay", "?d=10ms:90,200ms:10&seed= waits a weighted random delay (bare numbers are ms)", serveShape(shapeKeys{delay: "d"}, false)},
 		{"/status", "?s=200:95,503:5&seed= answers a weighted random status", serveShape(shapeKeys{status: "s"}, false)},
+		{"/limited", "?d=20ms&max=8 at most max requests work at once, d each (throughput saturates at max/d)", serveLimited()},
 		{"/chunked", "?n=5&size=100&trailers=X-T:1 n chunks of size bytes, then trailers", (*Server).serveChunked},
 		{"/close", "like /ok, with Connection: close", serveShape(shapeKeys{}, true)},
 		{"POST /__ctl", "?stall=1s[&at=5s] stalls every response (stall=0 cancels); not counted", (*Server).serveCtl},
