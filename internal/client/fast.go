@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync/atomic"
 	"time"
@@ -131,7 +132,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 			_ = nc.Close()
 			x.Closed++
 			x.Err = err
-			if isTimeout(err) || hctx.Err() != nil {
+			if isTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
 				return stats.TimeoutTLS, false
 			}
 			return stats.FailTLS, false
