@@ -94,8 +94,20 @@ func Start(t testing.TB, o Options) *Nginx {
 	return n
 }
 
+// Pause stops nginx (master and worker) with SIGSTOP for d, then lets it
+// go on with SIGCONT: a server that freezes without closing anything.
+func (n *Nginx) Pause(d time.Duration) error {
+	pg := -n.cmd.Process.Pid
+	if err := syscall.Kill(pg, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	time.Sleep(d)
+	return syscall.Kill(pg, syscall.SIGCONT)
+}
+
 func (n *Nginx) stop() {
 	if n.cmd.Process != nil {
+		_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGCONT)
 		_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { _ = n.cmd.Wait(); close(done) }()
