@@ -1,7 +1,10 @@
 // Package report renders a [stats.Result]: ab's text report (Text), ab's
 // -w HTML table (HTML), ab's -e percentile CSV (CSV), ab's -g gnuplot file
 // (Gnuplot) and gb's JSON result (JSON), plus the banner lines that precede
-// the report on stdout (Banner, Benchmarking, Done).
+// the report on stdout (Banner, Benchmarking, Done). A [Ramp] (gb ramp) is
+// rendered as step lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV
+// (RampCSV), autobench's file (RampAutobench), a gnuplot script (RampPlot)
+// and JSON (RampJSON).
 //
 // The text and HTML layouts are ApacheBench 2.4's output_results() and
 // output_html_results(), byte for byte in layout: the same labels, column

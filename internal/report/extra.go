@@ -166,14 +166,19 @@ func latencySummary(d *stats.Dist) string {
 // the colon of an ab label becomes " -", and a percent sign after a digit
 // becomes " pct", so that no ab parser can mistake the line for ab's.
 func defuse(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = defuseControls(s)
+	for _, f := range forbidden {
+		s = strings.ReplaceAll(s, f, strings.TrimSuffix(f, ":")+" -")
+	}
+	return percentToken.ReplaceAllStringFunc(s, func(m string) string { return m[:1] + " pct" })
+}
+
+// defuseControls replaces control characters with '?'.
+func defuseControls(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r < ' ' || (r >= 0x7f && r < 0xa0) {
 			return '?'
 		}
 		return r
 	}, s)
-	for _, f := range forbidden {
-		s = strings.ReplaceAll(s, f, strings.TrimSuffix(f, ":")+" -")
-	}
-	return percentToken.ReplaceAllStringFunc(s, func(m string) string { return m[:1] + " pct" })
 }

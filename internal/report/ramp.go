@@ -1,0 +1,213 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// Ramp is a load ramp (gb ramp): one Result per step, in the order run,
+// each with a constant load, and what the ramp derived from them. It is
+// also the shape of gb ramp's --json file.
+type Ramp struct {
+	Version   int      `json:"version"` // stats.FormatVersion of the steps
+	GBVersion string   `json:"gb_version"`
+	Command   []string `json:"command"` // argv with secrets redacted
+	// By names the load that changes from step to step: "concurrency"
+	// (closed loop, Target.Concurrency) or "rate" (open model,
+	// Target.Rate, with Target.Concurrency as the connection pool).
+	By string `json:"steps_by"`
+	// Saturation is the 1-based number of the saturation step (see
+	// [Saturation]); 0 when the ramp found none.
+	Saturation int             `json:"saturation_step"`
+	Steps      []*stats.Result `json:"steps"`
+	// ReplyRates holds, per step, the requests ended per second in each
+	// whole second of the step, from which the autobench file takes its
+	// min/avg/max/stddev reply rates. nil or empty for a step shorter
+	// than a second.
+	ReplyRates [][]float64 `json:"reply_rates"`
+}
+
+// Loads that a ramp steps through (Ramp.By).
+const (
+	ByConcurrency = "concurrency"
+	ByRate        = "rate"
+)
+
+// The saturation rule (see [Saturation]).
+const (
+	saturationGain    = 0.05 // later throughput at most 5% above the step's
+	saturationLoad    = 0.10 // the load rose at least 10% after the step
+	saturationLatency = 0.05 // the last step's p99 at least 5% above the step's
+)
+
+// Saturation returns the index of the saturation step of steps (in load
+// order, all of one kind), or -1 when there is none: the first step after
+// which throughput stops rising while p99 keeps rising. Precisely, the
+// first step i such that every later step's throughput is at most 5% above
+// step i's, the last step's load is at least 10% above step i's (so the
+// server was pushed well past it), and the last step's p99 is at least 5%
+// above step i's. A step past which throughput falls (the server
+// collapses) qualifies too.
+func Saturation(by string, steps []*stats.Result) int {
+	if len(steps) < 2 {
+		return -1
+	}
+	last := steps[len(steps)-1]
+	for i, s := range steps[:len(steps)-1] {
+		tput := throughput(s)
+		if tput <= 0 || load(by, last) < (1+saturationLoad)*load(by, s) {
+			continue
+		}
+		p99, lastP99 := percentile(latency(by, s), 99), percentile(latency(by, last), 99)
+		if float64(lastP99) < (1+saturationLatency)*float64(p99) {
+			continue
+		}
+		flat := true
+		for _, t := range steps[i+1:] {
+			if throughput(t) > (1+saturationGain)*tput {
+				flat = false
+				break
+			}
+		}
+		if flat {
+			return i
+		}
+	}
+	return -1
+}
+
+// load is the step's load: its concurrency, or its target rate.
+func load(by string, r *stats.Result) float64 {
+	if by == ByRate {
+		return r.Target.Rate
+	}
+	return float64(r.Target.Concurrency)
+}
+
+// loadString formats the step's load for text and files.
+func loadString(by string, r *stats.Result) string {
+	return strconv.FormatFloat(load(by, r), 'f', -1, 64)
+}
+
+// loadName names the load for people: "concurrency" or "rate".
+func loadName(by string) string {
+	if by == ByRate {
+		return "rate"
+	}
+	return "concurrency"
+}
+
+// latency is the distribution a ramp reports for a step: service time
+// (Total) in a closed loop, and in rate steps the latency from each
+// request's intended send time (Corrected), which is what grows when the
+// server or the connection pool falls behind the schedule.
+func latency(by string, r *stats.Result) *stats.Dist {
+	if by == ByRate && r.Latency[stats.Corrected] != nil {
+		return r.Latency[stats.Corrected]
+	}
+	return r.Latency[stats.Total]
+}
+
+// throughput is ab's requests per second: complete responses over the
+// step's elapsed time.
+func throughput(r *stats.Result) float64 { return perSecond(float64(r.Complete()), r) }
+
+// perSecond is n over the step's elapsed time in seconds; 0 when no time
+// elapsed.
+func perSecond(n float64, r *stats.Result) float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return n / r.Elapsed.Seconds()
+}
+
+// percentile is d's p-th percentile in µs, clamped to the exact extremes;
+// 0 without samples.
+func percentile(d *stats.Dist, p float64) int64 {
+	if d == nil || d.Count == 0 {
+		return 0
+	}
+	return min(max(d.Percentile(p), d.Min), d.Max)
+}
+
+// ms formats µs as milliseconds with three decimals.
+func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+// RampHeader writes the header of the step lines (see RampStep).
+func RampHeader(w io.Writer, by string) error {
+	_, err := fmt.Fprintf(w, "%4s  %11s  %9s  %7s  %10s  %9s  %9s  %9s\n",
+		"step", map[bool]string{true: "rate/s", false: "concurrency"}[by == ByRate],
+		"complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms")
+	return err
+}
+
+// RampStep writes the line of step n (1-based) under RampHeader: load,
+// complete and failed requests, requests per second, and the mean, p50 and
+// p99 latency in ms, plus why the step stopped when not by its request
+// count.
+func RampStep(w io.Writer, by string, n int, r *stats.Result) error {
+	d := latency(by, r)
+	var mean float64
+	if d != nil {
+		mean = d.Mean()
+	}
+	note := ""
+	if r.StoppedBy != stats.StopCount {
+		note = "  stopped by " + stoppedBy(r)
+	}
+	_, err := fmt.Fprintf(w, "%4d  %11s  %9d  %7d  %10.2f  %9s  %9s  %9s%s\n",
+		n, loadString(by, r), r.Complete(), r.Failed(), throughput(r),
+		ms(mean), ms(float64(percentile(d, 50))), ms(float64(percentile(d, 99))), defuseControls(note))
+	return err
+}
+
+// RampSummary writes the ramp's conclusion: the saturation step, or that
+// the ramp found none.
+func RampSummary(w io.Writer, rp *Ramp) error {
+	steps := rp.Steps
+	if rp.Saturation < 1 || rp.Saturation > len(steps) {
+		_, err := fmt.Fprintf(w, "saturation: none found: throughput did not level off while p99 rose; raise the last step's %s\n", loadName(rp.By))
+		return err
+	}
+	s, last := steps[rp.Saturation-1], steps[len(steps)-1]
+	best := throughput(steps[rp.Saturation])
+	for _, t := range steps[rp.Saturation:] {
+		best = max(best, throughput(t))
+	}
+	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s: %.2f req/s at p99 %s ms; no later step gained more than %.0f pct (best %.2f req/s, %+.1f pct) while p99 rose to %s ms at %s %s\n",
+		rp.Saturation, loadName(rp.By), loadString(rp.By, s), throughput(s), ms(float64(percentile(latency(rp.By, s), 99))),
+		100*saturationGain, best, 100*(best/throughput(s)-1),
+		ms(float64(percentile(latency(rp.By, last), 99))), loadName(rp.By), loadString(rp.By, last))
+	return err
+}
+
+// RampJSON writes rp as indented JSON (two spaces) with a trailing
+// newline; each step is a Result in the --json format of one run.
+func RampJSON(w io.Writer, rp *Ramp) error { return writeJSON(w, rp, "ramp json") }
+
+// replyRates returns the min, mean, max and sample standard deviation of
+// a step's per-second reply rates; without samples, the step's mean rate
+// for the first three and 0.
+func replyRates(samples []float64, r *stats.Result) (lo, mean, hi, sd float64) {
+	if len(samples) == 0 {
+		t := throughput(r)
+		return t, t, t, 0
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range samples {
+		lo, hi, mean = min(lo, v), max(hi, v), mean+v
+	}
+	mean /= float64(len(samples))
+	if len(samples) > 1 {
+		var m2 float64
+		for _, v := range samples {
+			m2 += (v - mean) * (v - mean)
+		}
+		sd = math.Sqrt(m2 / float64(len(samples)-1))
+	}
+	return lo, mean, hi, sd
+}
