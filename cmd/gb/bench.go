@@ -211,9 +211,7 @@ func resolve(host string) (string, error) {
 
 // execute runs the plan and prints and writes its results.
 func (p *plan) execute(stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	if p.o.cpus > 0 {
-		runtime.GOMAXPROCS(p.o.cpus)
-	}
+	runtime.GOMAXPROCS(p.cpus())
 	if p.o.jsonFile == "-" {
 		stdout = stderr // stdout carries the JSON result alone
 	}
@@ -238,6 +236,22 @@ func (p *plan) execute(stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		_ = report.Done(stdout)
 	}
 	return p.conclude(res, stdout, stderr)
+}
+
+// cpus is gb's GOMAXPROCS: -G, or, when the target is on this machine,
+// half the cores (at least one), leaving the rest to the server: measured
+// on 2 cores against nginx, a second gb thread costs about 30% more CPU per
+// request and gains no throughput (bench/RESULTS.md). A remote target gets
+// every core.
+func (p *plan) cpus() int {
+	if p.o.cpus > 0 {
+		return p.o.cpus
+	}
+	host, _, _ := net.SplitHostPort(p.client.Addr)
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return max(1, runtime.NumCPU()/2)
+	}
+	return runtime.NumCPU()
 }
 
 // runLoad runs the engine; the first signal stops it, a second exits.
