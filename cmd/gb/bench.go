@@ -26,6 +26,7 @@ type plan struct {
 	target  *target
 	client  *client.Config
 	load    load.Config
+	stderr  io.Writer // warnings during the run (--profile); nil = os.Stderr
 }
 
 // bench is the ab-compatible benchmark mode.
@@ -70,6 +71,9 @@ func validate(o *options) error {
 	if o.concurrency < 1 || o.concurrency > 20000 {
 		return usagef(true, "Invalid Concurrency [Range 1..20000]")
 	}
+	if o.pipeline > 1 && o.rate.Freq > 0 {
+		return usagef(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")
+	}
 	if o.rate.Freq > 0 && o.timeLimit == 0 && !o.requestsSet {
 		return usagef(false, "-R needs -n or -t: gb never runs unbounded")
 	}
@@ -94,6 +98,9 @@ func prepare(o *options, rawURL string, args []string) (*plan, error) {
 		return nil, err
 	}
 	if err := validate(o); err != nil {
+		return nil, err
+	}
+	if err := checkProfile(o, t); err != nil {
 		return nil, err
 	}
 	if err := checkFileLimit(o.concurrency); err != nil {
@@ -132,6 +139,7 @@ func prepare(o *options, rawURL string, args []string) (*plan, error) {
 	if o.rate.Freq > 0 {
 		p.load.Pacer = o.rate
 	}
+	p.load.Pipeline, cc.Pipeline = o.pipeline, o.pipeline
 	return p, nil
 }
 
@@ -227,6 +235,7 @@ func (p *plan) execute(stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	if p.o.verbosity >= 2 {
 		p.load.Observe = newObserver(stdout, p.o.verbosity)
 	}
+	p.stderr = stderr
 	res, err := p.runLoad(sig)
 	if err != nil {
 		return fail(stderr, err)
@@ -276,8 +285,10 @@ func (p *plan) runLoad(sig <-chan os.Signal) (*stats.Result, error) {
 		case <-done:
 		}
 	}()
+	capture := p.startProfile(ctx)
 	before := readSelf()
 	res := run.Run(ctx, p.base())
 	res.Client = selfCost(before, readSelf())
+	stopProfile(capture, res)
 	return res, nil
 }

@@ -34,6 +34,7 @@ func (p *plan) base() stats.Result {
 			TLSVerify:      t.tls && !o.insecure,
 			Engine:         "h1",
 			Rate:           rateOf(o),
+			Pipeline:       o.pipeline,
 		},
 	}
 }

@@ -53,6 +53,7 @@ type options struct {
 	caCert         string        // --cacert
 	jsonFile       string        // --json
 	rate           pace.Constant // -R/--rate; zero = closed loop
+	pipeline       int           // --pipeline; 0 = none
 
 	connectTimeout   time.Duration // --connect-timeout; 0 = -s
 	firstByteTimeout time.Duration // --first-byte-timeout; 0 = only -s
@@ -136,6 +137,11 @@ var abSpecs = []flagSpec{
 	}},
 	{'R', "rate", "rate", "Send requests at this global rate (2000, 50/1s) on a fixed schedule;\nlatency is then measured from each request's intended send time", func(o *options, v string) (err error) {
 		o.rate, err = pace.ParseRate(v)
+		return err
+	}},
+	{0, "pipeline", "depth", "HTTP/1.1 pipelining: send depth requests at once on each\nconnection (implies -k; closed loop only)", func(o *options, v string) (err error) {
+		o.pipeline, err = parsePositive(v)
+		o.keepAlive = true
 		return err
 	}},
 	{0, "connect-timeout", "seconds", "Deadline to connect (and handshake); default -s", durationFlag(func(o *options) *time.Duration { return &o.connectTimeout })},

@@ -37,8 +37,12 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
-	tlsOnce sync.Once
-	tlsInfo TLSInfo
+	Pipeline int // requests per batch with load's Pipeline; 0 or 1 = none
+
+	tlsOnce    sync.Once
+	tlsInfo    TLSInfo
+	batchOnce  sync.Once
+	batchBytes []byte
 }
 
 func (c *Config) timeout() time.Duration {

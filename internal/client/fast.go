@@ -17,17 +17,18 @@ import (
 // bytes are built once, the response is read into a fixed buffer, and
 // nothing is allocated per request. A Fast is owned by one worker.
 type Fast struct {
-	cfg    *Config
-	ctx    context.Context
-	dialer net.Dialer
-	nc     net.Conn
-	rd     *h1.Reader
-	resp   h1.Response
-	armed  time.Time // deadline currently set on nc; zero = none
-	total  time.Time // phased mode: this request's exact overall deadline
-	idle   idleConn  // phased mode with IdleTimeout: the reader's view of nc
-	stop   atomic.Bool
-	live   atomic.Pointer[connRef] // the open connection, for Interrupt
+	cfg     *Config
+	ctx     context.Context
+	dialer  net.Dialer
+	nc      net.Conn
+	rd      *h1.Reader
+	resp    h1.Response
+	armed   time.Time // deadline currently set on nc; zero = none
+	total   time.Time // phased mode: this request's exact overall deadline
+	idle    idleConn  // phased mode with IdleTimeout: the reader's view of nc
+	stop    atomic.Bool
+	live    atomic.Pointer[connRef] // the open connection, for Interrupt
+	pending int                     // pipelined responses still due after the one being read
 }
 
 var _ load.Conn = (*Fast)(nil)
@@ -192,7 +193,9 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}
-	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && f.rd.Buffered() == 0
+	// Bytes buffered after a response are unsolicited, unless more
+	// pipelined responses are due on this connection.
+	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && (f.rd.Buffered() == 0 || f.pending > 0)
 	if !x.KeepAlive {
 		f.drop(x)
 	}

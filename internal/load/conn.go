@@ -20,6 +20,16 @@ type Conn interface {
 	Close() bool
 }
 
+// Batcher is a Conn that can pipeline: send several requests at once and
+// read their responses in order (HTTP/1.1 pipelining).
+type Batcher interface {
+	Conn
+	// DoBatch sends len(xs) requests together and fills xs[i] and outs[i]
+	// for each; every exchange ends in exactly one outcome. It must not
+	// allocate in steady state.
+	DoBatch(xs []Exchange, outs []stats.Outcome)
+}
+
 // Exchange is one request's measurements, filled by Conn.Do. Times are
 // monotonic readings; a phase that was not reached is the zero Time.
 type Exchange struct {

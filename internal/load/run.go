@@ -25,6 +25,10 @@ type Config struct {
 	// start + Pacer.Due(i) by whichever worker is free, and latency is also
 	// measured from that intended time. nil = closed loop.
 	Pacer pace.Pacer
+	// Pipeline, when above 1, makes each worker send this many requests at
+	// once on its connection (HTTP/1.1 pipelining; the Conn must be a
+	// Batcher). Closed loop only.
+	Pipeline int
 	// MaxConnectFailures stops the run (StopError) when this many connect
 	// failures happen before any connection succeeds; 0 = 10, as ab.
 	MaxConnectFailures int
@@ -73,6 +77,9 @@ func New(cfg Config) (*Run, error) {
 	}
 	if cfg.NewConn == nil {
 		return nil, errors.New("load: Config.NewConn is nil")
+	}
+	if cfg.Pipeline > 1 && cfg.Pacer != nil {
+		return nil, errors.New("load: pipelining is closed-loop only")
 	}
 	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if cfg.MaxConnectFailures <= 0 {

@@ -25,6 +25,10 @@ type worker struct {
 
 // loop sends requests until the budget is spent or the run stops.
 func (w *worker) loop() {
+	if b, ok := w.conn.(Batcher); ok && w.run.cfg.Pipeline > 1 {
+		w.loopBatch(b)
+		return
+	}
 	r := w.run
 	var x Exchange
 	for !r.stopped.Load() {
@@ -46,17 +50,59 @@ func (w *worker) loop() {
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(&x, o)
 		}
-		if isConnectFailure(o) {
-			w.connectFailed(&x)
-		} else if !w.connected {
-			w.connected = true
-			r.opened.Add(1)
-		}
+		w.afterConnect(&x, o)
 	}
-	if !r.cfg.KeepOpen && w.conn.Close() {
+	w.finish()
+}
+
+// afterConnect notes whether connecting worked, backing off when it did not.
+func (w *worker) afterConnect(x *Exchange, o stats.Outcome) {
+	if isConnectFailure(o) {
+		w.connectFailed(x)
+	} else if !w.connected {
+		w.connected = true
+		w.run.opened.Add(1)
+	}
+}
+
+// finish closes the worker's connection (unless the run keeps it open for
+// the next step) and flushes its recorder.
+func (w *worker) finish() {
+	if !w.run.cfg.KeepOpen && w.conn.Close() {
 		w.rec.ConnsClosed++
 	}
 	w.rec.Flush()
+}
+
+// loopBatch is loop for pipelining: it takes up to Pipeline requests from
+// the budget at a time and sends them as one batch.
+func (w *worker) loopBatch(b Batcher) {
+	r := w.run
+	p := r.cfg.Pipeline
+	xs, outs := make([]Exchange, p), make([]stats.Outcome, p)
+	for !r.stopped.Load() {
+		k := p
+		if n := r.cfg.Requests; n > 0 {
+			i := r.next.Add(int64(p)) - int64(p)
+			if i >= n {
+				break
+			}
+			k = int(min(int64(p), n-i))
+		}
+		w.dispatched += int64(k)
+		for i := range xs[:k] {
+			xs[i].reset()
+		}
+		b.DoBatch(xs[:k], outs[:k])
+		for i := range xs[:k] {
+			o := w.record(&xs[i], outs[i])
+			if r.cfg.Observe != nil {
+				r.cfg.Observe(&xs[i], o)
+			}
+		}
+		w.afterConnect(&xs[0], outs[0])
+	}
+	w.finish()
 }
 
 // record folds one exchange into the worker's recorder and returns its

@@ -67,12 +67,16 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	for _, warn := range warnings(r) {
 		line("warning", warn)
 	}
+	writeProfile(w, r)
 }
 
 // latencyModel says what the latencies measure.
 func latencyModel(r *stats.Result) string {
 	if r.Target.Rate > 0 {
 		return "rate mode: latency from intended send time in corrected ms; ab's tables show service time"
+	}
+	if r.Target.Pipeline > 1 {
+		return fmt.Sprintf("closed loop, pipelined %d deep: latency from each batch's start, service time", r.Target.Pipeline)
 	}
 	return "closed loop: latency is service time, not corrected for coordinated omission"
 }

@@ -30,6 +30,10 @@ type Result struct {
 	Latency   Phases        `json:"latency"`
 	Client    Client        `json:"client"`
 
+	// Profile is the server's profile during the load (--profile); nil
+	// when it was not asked for or the target has no pprof.
+	Profile *ServerProfile `json:"server_profile,omitempty"`
+
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
 	Samples []Sample `json:"-"`
@@ -57,6 +61,7 @@ type Target struct {
 	TimeLimit      time.Duration `json:"time_limit"` // -t
 	Timeout        time.Duration `json:"timeout"`    // -s
 	Rate           float64       `json:"rate,omitempty"`
+	Pipeline       int           `json:"pipeline,omitempty"` // requests sent at once per connection; 0 = no pipelining
 	KeepAlive      bool          `json:"keep_alive"`
 	BodyLength     int64         `json:"body_length"`     // request body bytes (-p/-u)
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures

@@ -1,0 +1,114 @@
+package client
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+var _ load.Batcher = (*Fast)(nil)
+
+// DoBatch sends len(xs) requests in one write on one connection
+// (HTTP/1.1 pipelining) and reads their responses in order; see
+// load.Batcher. Every exchange starts at the batch's start. When the
+// server closes the connection after answering only some (Connection:
+// close, as nginx does at keepalive_requests), the unanswered ones are
+// sent again on a new connection and marked as retried. A batch that meets
+// the keep-alive close race before any response byte is sent again once.
+func (f *Fast) DoBatch(xs []load.Exchange, outs []stats.Outcome) {
+	start := time.Now()
+	for i := range xs {
+		xs[i].Start = start
+	}
+	done, staleRetry := 0, true
+	for done < len(xs) {
+		n, again := f.batchAttempt(xs[done:], outs[done:], &staleRetry)
+		done += n
+		if !again {
+			break
+		}
+		for i := done; i < len(xs); i++ {
+			xs[i].Retried = true
+		}
+	}
+	now := time.Now()
+	for i := done; i < len(xs); i++ {
+		xs[i].Done = now
+	}
+}
+
+// batchAttempt writes the batch and reads what it can. It returns how many
+// exchanges ended (answered or failed for good) and whether the rest should
+// go again on a new connection.
+func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry *bool) (int, bool) {
+	x0 := &xs[0]
+	reused := f.nc != nil
+	if !reused {
+		if o, ok := f.connect(x0); !ok {
+			fill(outs, o)
+			return len(xs), false
+		}
+	} else {
+		x0.Connected = x0.Start
+	}
+	f.arm(x0.Start)
+	n, err := f.nc.Write(f.cfg.batch(len(xs)))
+	x0.BytesOut += int64(n)
+	written := time.Now()
+	for i := range xs {
+		xs[i].Connected, xs[i].Written = x0.Connected, written
+	}
+	if err != nil {
+		o, retry := f.failWrite(x0, err, reused)
+		if retry && *staleRetry {
+			*staleRetry = false
+			return 0, true
+		}
+		fill(outs, o)
+		return len(xs), false
+	}
+	return f.readBatch(xs, outs, reused, staleRetry)
+}
+
+// readBatch reads the batch's responses in order.
+func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, staleRetry *bool) (int, bool) {
+	for i := range xs {
+		f.pending = len(xs) - i - 1
+		wire := f.rd.Wire
+		o, retry := f.read(&xs[i], reused && i == 0)
+		xs[i].BytesIn += f.rd.Wire - wire
+		xs[i].Done = time.Now()
+		f.pending = 0
+		outs[i] = o
+		switch {
+		case retry && *staleRetry:
+			*staleRetry = false
+			return 0, true
+		case i > 0 && !o.Responded() && !f.rd.Started() && isPeerGone(xs[i].Err):
+			return i, true // closed silently after answering some: resend the rest
+		case !o.Responded():
+			fill(outs[i+1:], o) // sent, never answered: the connection failed under them
+			return len(xs), false
+		case f.nc == nil && i+1 < len(xs):
+			return i + 1, true // the server closed after this response
+		}
+	}
+	return len(xs), false
+}
+
+func fill(outs []stats.Outcome, o stats.Outcome) {
+	for i := range outs {
+		outs[i] = o
+	}
+}
+
+// batch returns the wire bytes of n pipelined requests, built on first
+// use for the largest batch (Pipeline copies of Request).
+func (c *Config) batch(n int) []byte {
+	c.batchOnce.Do(func() {
+		c.batchBytes = bytes.Repeat(c.Request, max(c.Pipeline, 1))
+	})
+	return c.batchBytes[:n*len(c.Request)]
+}
