@@ -2,9 +2,10 @@ module github.com/gb-bench/gb
 
 go 1.26.8
 
-require github.com/HdrHistogram/hdrhistogram-go v1.4.0
-
 require (
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.47.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
+	golang.org/x/term v0.47.0
 )
+
+require golang.org/x/sys v0.49.0 // indirect

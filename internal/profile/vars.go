@@ -1,0 +1,58 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+// maxVars caps the /debug/vars body: memstats is a few kilobytes, the
+// rest (cmdline, the server's own variables) is read past but not kept.
+const maxVars = 4 << 20
+
+// memStats is the part of runtime.MemStats that expvar publishes under
+// "memstats" and gb uses.
+type memStats struct {
+	TotalAlloc   uint64
+	Mallocs      uint64
+	NumGC        uint32
+	PauseTotalNs uint64
+	HeapAlloc    uint64
+}
+
+// readVars fetches /debug/vars and returns its memstats.
+func (f *fetcher) readVars(ctx context.Context, rel string) (*memStats, error) {
+	b, err := f.get(ctx, rel, maxVars, nil)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		MemStats *memStats `json:"memstats"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, errors.New("not expvar JSON")
+	}
+	if v.MemStats == nil {
+		return nil, errors.New("no memstats")
+	}
+	return v.MemStats, nil
+}
+
+// runtimeDelta is what the server's runtime did between two readings.
+// Counters that went backwards (a restarted server) give nil.
+func runtimeDelta(before, after *memStats) *stats.ServerRuntime {
+	if before == nil || after == nil || after.TotalAlloc < before.TotalAlloc ||
+		after.Mallocs < before.Mallocs || after.NumGC < before.NumGC || after.PauseTotalNs < before.PauseTotalNs {
+		return nil
+	}
+	return &stats.ServerRuntime{
+		AllocBytes:   int64(after.TotalAlloc - before.TotalAlloc),
+		AllocObjects: int64(after.Mallocs - before.Mallocs),
+		GCCycles:     int64(after.NumGC - before.NumGC),
+		GCPause:      time.Duration(after.PauseTotalNs - before.PauseTotalNs),
+		HeapAlloc:    int64(min(after.HeapAlloc, 1<<62)),
+	}
+}
