@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"testing"
 
 	"github.com/gb-bench/gb/internal/stats"
@@ -42,9 +43,12 @@ func TestTextGolden(t *testing.T) {
 }
 
 // TestTextFromJSON checks that a Result read back from its JSON renders to
-// the same text as the live Result (gb report re-renders saved runs).
+// the same text as the live Result (gb report re-renders saved runs),
+// server profile included.
 func TestTextFromJSON(t *testing.T) {
-	for name, r := range fixtures() {
+	all := fixtures()
+	maps.Copy(all, profileFixtures())
+	for name, r := range all {
 		var live, js, again bytes.Buffer
 		if err := Text(&live, r, Options{}); err != nil {
 			t.Fatal(err)
