@@ -2,6 +2,7 @@
 // report on a multi-core HTTP/1.1 engine that measures with HdrHistogram.
 //
 //	gb [options] [http[s]://]hostname[:port]/path   benchmark, as ab
+//	gb ramp [step options] [options] URL             step the load up, find the saturation point
 //	gb demo                                          benchmark gb's built-in server
 //	gb serve [--addr 127.0.0.1:8080] [--tls]         run the built-in server
 //	gb version                                       print the version
@@ -44,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		switch args[0] {
 		case "serve":
 			return serve(args[1:], stdout, stderr, sig)
+		case "ramp":
+			return ramp(args[1:], stdout, stderr, sig)
 		case "demo":
 			return demo(args[1:], stdout, stderr, sig)
 		case "version":

@@ -23,6 +23,7 @@ func printUsage(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "Subcommands:\n")
+	fmt.Fprintf(w, "    gb ramp         Step the load up and find the saturation point (gb ramp -h)\n")
 	fmt.Fprintf(w, "    gb demo         Benchmark gb's built-in server for a few seconds\n")
 	fmt.Fprintf(w, "    gb serve        Run the built-in target server (gb serve -h)\n")
 	fmt.Fprintf(w, "    gb version      Print gb's version\n")

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gb-bench/gb/internal/outfile"
+	"github.com/gb-bench/gb/internal/report"
+)
+
+// rampOptions is gb ramp's own command line; the request options are ab's
+// (options). Zero numbers mean "not given".
+type rampOptions struct {
+	from, to, step             int   // concurrency steps
+	rateFrom, rateTo, rateStep int64 // rate steps, requests per second
+	perUser                    int64 // requests per connection in a concurrency step
+	stepTime                   time.Duration
+	pause                      time.Duration
+	maxSockets                 int // -1: the default (half the ephemeral port range)
+	csvFile, autobenchFile     string
+	plotFile, jsonFile         string
+	poolSet                    bool // -c was given
+	help                       bool
+}
+
+// Defaults of gb ramp.
+const (
+	defaultPerUser  = 100
+	defaultStepTime = 10 * time.Second
+	defaultPause    = time.Second
+	maxRampSteps    = 1000
+	maxConcurrency  = 20000 // ab's -c limit
+)
+
+func defaultRampOptions() rampOptions {
+	return rampOptions{pause: defaultPause, maxSockets: -1}
+}
+
+// rampSpecs returns gb ramp's options: its step options, then ab's request
+// options with the ones the ramp sets or cannot honour refusing with a
+// pointer to what to use instead. The step options come first, so --csv
+// and --json are the ramp's.
+func rampSpecs(ro *rampOptions) []flagSpec {
+	positive := func(dst *int) func(*options, string) error {
+		return func(_ *options, v string) (err error) { *dst, err = parsePositive(v); return err }
+	}
+	rate := func(dst *int64) func(*options, string) error {
+		return func(_ *options, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 || n > 1e9 {
+				return errors.New("want requests per second, a positive whole number")
+			}
+			*dst = n
+			return nil
+		}
+	}
+	file := func(dst *string) func(*options, string) error {
+		return func(_ *options, v string) error { *dst = v; return nil }
+	}
+	specs := []flagSpec{
+		{0, "from", "concurrency", "Concurrency of the first step", positive(&ro.from)},
+		{0, "to", "concurrency", "Concurrency of the last step (at most 20000)", positive(&ro.to)},
+		{0, "step", "n", "Concurrency added per step (default: --from)", positive(&ro.step)},
+		{0, "per-user", "requests", "Requests per connection in a step: -n = per-user x concurrency\n(default 100)", func(_ *options, v string) error {
+			n, err := parseCount(v)
+			if err == nil && (n <= 0 || n > math.MaxInt64/maxConcurrency) {
+				err = errors.New("want a positive whole number")
+			}
+			ro.perUser = n
+			return err
+		}},
+		{0, "rate-from", "rate", "Target rate of the first step, requests per second", rate(&ro.rateFrom)},
+		{0, "rate-to", "rate", "Target rate of the last step", rate(&ro.rateTo)},
+		{0, "rate-step", "rate", "Rate added per step (default: --rate-from)", rate(&ro.rateStep)},
+		{0, "step-time", "duration", "Length of a rate step (default 10s); caps a concurrency step", func(_ *options, v string) (err error) {
+			ro.stepTime, err = parseSeconds(v)
+			return err
+		}},
+		{0, "pause", "duration", "Pause between steps (default 1s; 0 = none)", func(_ *options, v string) error {
+			d, err := time.ParseDuration(v)
+			if n, aerr := strconv.Atoi(v); aerr == nil {
+				d, err = time.Duration(n)*time.Second, nil
+			}
+			if err != nil || d < 0 {
+				return errors.New("want seconds (1) or a duration (500ms)")
+			}
+			ro.pause = d
+			return nil
+		}},
+		{0, "max-sockets", "n", "Before a step, wait while more sockets toward the target are in\nTIME_WAIT or established (default: half the ephemeral ports; 0 = no wait)", func(_ *options, v string) (err error) {
+			ro.maxSockets, err = strconv.Atoi(v)
+			if err != nil || ro.maxSockets < 0 {
+				return errors.New("want a whole number")
+			}
+			return nil
+		}},
+		{0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)},
+		{0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)},
+		{0, "plot", "file.gp", "Write a gnuplot script that renders the --csv file to file.png", file(&ro.plotFile)},
+		{0, "json", "file", "Write every step's full result as JSON (- = stdout)", file(&ro.jsonFile)},
+		{'h', "help", "", "Display usage information (this message)", func(*options, string) error { ro.help = true; return nil }},
+	}
+	for _, s := range abSpecs {
+		if msg := rampRefusal(s); msg != "" {
+			s.set = func(*options, string) error { return usagef(false, "gb ramp: %s", msg) }
+		} else if s.short == 'c' {
+			set := s.set
+			s.set = func(o *options, v string) error { ro.poolSet = true; return set(o, v) }
+		}
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+// rampRefusal says why gb ramp refuses one of ab's options, or "".
+func rampRefusal(s flagSpec) string {
+	switch s.short {
+	case 'n':
+		return "-n is set per step: use --per-user (concurrency steps) or --step-time (rate steps)"
+	case 't':
+		return "-t: use --step-time to bound each step"
+	case 'R':
+		return "-R: use --rate-from, --rate-to and --rate-step for rate steps"
+	case 'e', 'g', 'w', 'x', 'y', 'z':
+		return fmt.Sprintf("-%c is for one run's report: gb ramp writes --csv, --autobench, --plot and --json", s.short)
+	}
+	if strings.HasPrefix(s.long, "profile") {
+		return "--" + s.long + " is for one run: profile the server with gb at the load of interest"
+	}
+	return ""
+}
+
+// ramp is gb ramp: one benchmark per step of load, a line per step, the
+// saturation point, and the CSV, autobench, gnuplot and JSON files.
+func ramp(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
+	ro := defaultRampOptions()
+	o := defaultOptions()
+	specs := rampSpecs(&ro)
+	rest, err := parseArgs(args, specs, &o)
+	switch {
+	case err != nil:
+		return failRamp(stderr, err)
+	case ro.help:
+		printRampUsage(stderr, specs)
+		return exitUsage
+	case o.version:
+		_ = report.Banner(stdout, version, false)
+		return exitOK
+	case len(rest) != 1:
+		return failRamp(stderr, usagef(false, "gb ramp: want one URL after the options (gb ramp -h for help)"))
+	}
+	steps, err := ro.validate()
+	if err != nil {
+		return failRamp(stderr, err)
+	}
+	ro.bound(&o, steps[len(steps)-1]) // ab's checks see the largest step
+	p, err := prepare(&o, rest[0], append([]string{"ramp"}, args...))
+	if err != nil {
+		return failRamp(stderr, err)
+	}
+	if err := ro.checkFiles(); err != nil {
+		return failRamp(stderr, err)
+	}
+	return newRampRun(p, &ro, steps).run(stdout, stderr, sig)
+}
+
+// failRamp prints err as one line and returns its exit code; ab's usage
+// text never follows (gb ramp -h prints the ramp's).
+func failRamp(stderr io.Writer, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		ue.withUsage = false
+	}
+	return fail(stderr, err)
+}
+
+// byRate reports whether the steps are rates.
+func (ro *rampOptions) byRate() bool { return ro.rateFrom > 0 || ro.rateTo > 0 || ro.rateStep > 0 }
+
+// validate checks the step options and returns the steps' loads:
+// concurrencies, or rates in requests per second.
+func (ro *rampOptions) validate() ([]int64, error) {
+	conc := ro.from > 0 || ro.to > 0 || ro.step > 0 || ro.perUser > 0
+	switch {
+	case conc && ro.byRate():
+		return nil, usagef(false, "gb ramp: give concurrency steps (--from/--to) or rate steps (--rate-from/--rate-to), not both")
+	case !conc && !ro.byRate():
+		return nil, usagef(false, "gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)")
+	case conc && ro.poolSet:
+		return nil, usagef(false, "gb ramp: -c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
+	case ro.byRate() && !ro.poolSet:
+		return nil, usagef(false, "gb ramp: rate steps need -c, the connection pool (e.g. -c 100)")
+	case ro.plotFile != "" && ro.csvFile == "":
+		return nil, usagef(false, "gb ramp: --plot needs --csv (the script plots the CSV file)")
+	}
+	if conc {
+		if ro.to > maxConcurrency {
+			return nil, usagef(false, "gb ramp: --to %d: concurrency is at most %d", ro.to, maxConcurrency)
+		}
+		return levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))
+	}
+	if ro.stepTime == 0 {
+		ro.stepTime = defaultStepTime
+	}
+	ls, err := levels("--rate-from", "--rate-to", ro.rateFrom, ro.rateTo, ro.rateStep)
+	if err == nil && ro.stepRequests(ls[0]) < 1 {
+		err = usagef(false, "gb ramp: --rate-from %d for --step-time %v is less than one request", ls[0], ro.stepTime)
+	}
+	return ls, err
+}
+
+// levels returns from, from+step, ... up to to; step 0 means from.
+func levels(fromName, toName string, from, to, step int64) ([]int64, error) {
+	switch {
+	case from == 0 || to == 0:
+		return nil, usagef(false, "gb ramp: %s and %s are both needed", fromName, toName)
+	case to < from:
+		return nil, usagef(false, "gb ramp: %s %d is below %s %d", toName, to, fromName, from)
+	}
+	if step == 0 {
+		step = from
+	}
+	if n := (to-from)/step + 1; n > maxRampSteps {
+		return nil, usagef(false, "gb ramp: %d steps; at most %d (raise the step)", n, maxRampSteps)
+	}
+	var ls []int64
+	for l := from; l <= to; l += step {
+		ls = append(ls, l)
+	}
+	return ls, nil
+}
+
+// stepRequests is the request count of a step at load l: per-user ×
+// concurrency, or rate × step time.
+func (ro *rampOptions) stepRequests(l int64) int64 {
+	if ro.byRate() {
+		return int64(float64(l) * ro.stepTime.Seconds())
+	}
+	perUser := ro.perUser
+	if perUser == 0 {
+		perUser = defaultPerUser
+	}
+	return perUser * l
+}
+
+// bound sets ab's options to the step at load l so that prepare's checks
+// (ab's, in ab's words) apply to it.
+func (ro *rampOptions) bound(o *options, l int64) {
+	if ro.byRate() {
+		o.timeLimit, o.requestsSet = 2*ro.stepTime, false
+		return
+	}
+	o.concurrency, o.requests, o.requestsSet = int(l), ro.stepRequests(l), true
+}
+
+// checkFiles checks the output files before the first step; at most one
+// may be "-" (stdout).
+func (ro *rampOptions) checkFiles() error {
+	stdoutFiles := 0
+	for _, f := range ro.files() {
+		if f.path == "-" {
+			stdoutFiles++
+			if f.flag == "--plot" {
+				return usagef(false, "gb ramp: --plot -: the script names the PNG after its own file; give a file name")
+			}
+			continue
+		}
+		if err := outfile.Check(f.path); err != nil {
+			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
+		}
+	}
+	if stdoutFiles > 1 {
+		return usagef(false, "gb ramp: only one output file may be - (stdout)")
+	}
+	return nil
+}
+
+// rampFile is one output file of gb ramp.
+type rampFile struct {
+	flag, path string
+	write      func(io.Writer, *report.Ramp) error
+}
+
+// files returns the output files asked for, in the order written.
+func (ro *rampOptions) files() []rampFile {
+	sep := "\t"
+	if strings.HasSuffix(strings.ToLower(ro.autobenchFile), ".csv") {
+		sep = ","
+	}
+	all := []rampFile{
+		{"--csv", ro.csvFile, report.RampCSV},
+		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *report.Ramp) error { return report.RampAutobench(w, rp, sep) }},
+		{"--plot", ro.plotFile, func(w io.Writer, rp *report.Ramp) error {
+			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
+		}},
+		{"--json", ro.jsonFile, report.RampJSON},
+	}
+	var out []rampFile
+	for _, f := range all {
+		if f.path != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// pngPath is the image the plot script writes: its own name with .png.
+func pngPath(gp string) string { return strings.TrimSuffix(gp, filepath.Ext(gp)) + ".png" }
+
+// printRampUsage writes gb ramp's usage: its step options, then a pointer
+// to ab's request options.
+func printRampUsage(w io.Writer, specs []flagSpec) {
+	fmt.Fprintf(w, "Usage: gb ramp [step options] [ab options] [http[s]://]hostname[:port]/path\n")
+	fmt.Fprintf(w, "  gb ramp -k --from 100 --to 2000 --step 100 --per-user 100 URL\n")
+	fmt.Fprintf(w, "  gb ramp -k -c 100 --rate-from 1000 --rate-to 20000 --rate-step 1000 --step-time 10s URL\n")
+	fmt.Fprintf(w, "Step options:\n")
+	for i := range specs {
+		if specs[i].short == 'h' && specs[i].long == "help" {
+			break
+		}
+		s := &specs[i]
+		lines := strings.Split(s.help, "\n")
+		fmt.Fprintf(w, "    %-24s %s\n", "--"+s.long+" "+s.arg, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "%29s%s\n", "", l)
+		}
+	}
+	fmt.Fprintf(w, "Request options are gb's (gb -h), except -n, -t, -R and the report options.\n")
+}

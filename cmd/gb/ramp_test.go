@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/nginxtest"
+	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// readRamp reads gb ramp's --json file.
+func readRamp(t *testing.T, path string) *report.Ramp {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rp report.Ramp
+	if err := json.Unmarshal(b, &rp); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &rp
+}
+
+// csvRows returns the rows of a CSV file split into fields, header first.
+func csvRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return rows
+}
+
+// kneeAttempts is how many times a knee test may run its ramp: the knee is
+// found from timings, and a shared machine can stall a short step enough
+// to blur it, so the test passes when one of a few ramps finds it.
+const kneeAttempts = 3
+
+// rampKnee runs gb ramp with args (the output files in a new directory per
+// attempt) until its JSON names saturation step want, and returns that
+// attempt's directory, result and ramp.
+func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, result, *report.Ramp) {
+	t.Helper()
+	var dir string
+	var r result
+	var rp *report.Ramp
+	for i := range kneeAttempts {
+		dir = t.TempDir()
+		r = gb(t, append([]string{"ramp"}, args(dir)...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		rp = readRamp(t, filepath.Join(dir, "ramp.json"))
+		if rp.Saturation == want {
+			return dir, r, rp
+		}
+		t.Logf("attempt %d: saturation step %d, want %d:\n%s%s", i+1, rp.Saturation, want, r.stdout, r.stderr)
+	}
+	t.Fatalf("no attempt of %d found saturation step %d", kneeAttempts, want)
+	return dir, r, rp
+}
+
+// TestRampFindsKnee ramps concurrency 2 to 8 against a server of 4
+// workers taking 100 ms each (/limited): throughput rises until 4
+// connections and then stays at 40 req/s while latency doubles, so the
+// saturation point is concurrency 4. Keep-alive connections are carried
+// from step to step, every request reaches the server, and the files are
+// consistent.
+func TestRampFindsKnee(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	var before testserver.Ledger
+	dir, r, rp := rampKnee(t, 2, func(dir string) []string {
+		before = srv.Ledger()
+		f := func(name string) string { return filepath.Join(dir, name) }
+		return []string{"-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "6", "--pause", "0",
+			"--csv", f("ramp.csv"), "--autobench", f("ramp.tsv"), "--plot", f("ramp.gp"), "--json", f("ramp.json"),
+			srv.URL() + "/limited?d=100ms&max=4"}
+	})
+	f := func(name string) string { return filepath.Join(dir, name) }
+	if len(rp.Steps) != 4 || rp.By != report.ByConcurrency {
+		t.Fatalf("%d steps by %q, want 4 by concurrency", len(rp.Steps), rp.By)
+	}
+	if !strings.Contains(r.stdout, "saturation: step 2, concurrency 4:") {
+		t.Errorf("no saturation line for concurrency 4:\n%s", r.stdout)
+	}
+	var total int64
+	for i, s := range rp.Steps {
+		c := 2 * (i + 1)
+		if s.Target.Concurrency != c || s.Complete() != int64(6*c) || s.StoppedBy != stats.StopCount || len(s.Check()) > 0 {
+			t.Errorf("step %d: concurrency %d, complete %d, stopped by %s, check %v", i+1, s.Target.Concurrency, s.Complete(), s.StoppedBy, s.Check())
+		}
+		if s.Counts.ConnsOpened != 2 { // two more connections per step; the others carried over
+			t.Errorf("step %d opened %d connections, want 2", i+1, s.Counts.ConnsOpened)
+		}
+		total += s.Complete()
+	}
+	l := srv.Ledger().HTTP
+	if l.Requests-before.HTTP.Requests != total || l.Conns-before.HTTP.Conns != 8 {
+		t.Errorf("server saw %d requests on %d connections; gb completed %d, want 8 connections",
+			l.Requests-before.HTTP.Requests, l.Conns-before.HTTP.Conns, total)
+	}
+	rows := csvRows(t, f("ramp.csv"))
+	if len(rows) != 5 || len(rows[0]) != 18 || rows[0][1] != "concurrency" || rows[2][1] != "4" || rows[2][2] != "24" {
+		t.Errorf("CSV: %d rows, header %v, row 2 %v", len(rows), rows[0], rows[2])
+	}
+	tsv, _ := os.ReadFile(f("ramp.tsv"))
+	if !strings.HasPrefix(string(tsv), "dem_req_rate\treq_rate_127.0.0.1\t") || strings.Count(string(tsv), "\n") != 5 {
+		t.Errorf("autobench file:\n%s", tsv)
+	}
+	gp, _ := os.ReadFile(f("ramp.gp"))
+	if !strings.Contains(string(gp), "set arrow 1 from 4, graph 0") {
+		t.Errorf("the plot does not mark concurrency 4:\n%s", gp)
+	}
+	renderPlot(t, dir, "ramp.gp", "ramp.png")
+}
+
+// renderPlot runs gnuplot on the script in dir and checks the PNG. It is
+// skipped without gnuplot, unless GB_REQUIRE_NGINX=1 (CI installs both).
+func renderPlot(t *testing.T, dir, gp, png string) {
+	t.Helper()
+	bin, err := exec.LookPath("gnuplot")
+	if err != nil {
+		if os.Getenv("GB_REQUIRE_NGINX") == "1" {
+			t.Fatal("gnuplot is required (GB_REQUIRE_NGINX=1) but not installed")
+		}
+		t.Log("gnuplot not installed: plot not rendered")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Base(gp))
+	cmd.Dir = dir // the script names its files as given to gb, relative here
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("gnuplot %s: %v\n%s", gp, err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, png))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("%s: %v, not a PNG", png, err)
+	}
+}
+
+// TestRampRateSteps ramps the rate 100 to 400 req/s in half-second steps
+// over a pool of 8 connections against a server that serves 250 req/s at
+// most (5 workers, 20 ms): each step sends exactly rate × step time
+// requests, the pool carries over, and from 300 req/s on throughput stays
+// at the server's limit while requests fall behind the schedule, so the
+// saturation point is 300 req/s. The JSON goes to stdout, the lines to
+// stderr.
+func TestRampRateSteps(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	dir, r, rp := rampKnee(t, 3, func(dir string) []string {
+		return []string{"-k", "-c", "8", "--rate-from", "100", "--rate-to", "400", "--step-time", "500ms", "--pause", "0",
+			"--csv", filepath.Join(dir, "r.csv"), "--plot", filepath.Join(dir, "r.gp"), "--json", filepath.Join(dir, "ramp.json"),
+			srv.URL() + "/limited?d=20ms&max=5"}
+	})
+	if len(rp.Steps) != 4 || rp.By != report.ByRate || !strings.Contains(r.stdout, "rate/s") {
+		t.Fatalf("%d steps by %q; stdout:\n%s", len(rp.Steps), rp.By, r.stdout)
+	}
+	for i, s := range rp.Steps {
+		rate := float64(100 * (i + 1))
+		if s.Target.Rate != rate || s.Target.Concurrency != 8 || s.Counts.Dispatched != int64(rate/2) || len(s.Check()) > 0 {
+			t.Errorf("step %d: rate %v pool %d dispatched %d check %v", i+1, s.Target.Rate, s.Target.Concurrency, s.Counts.Dispatched, s.Check())
+		}
+		if s.Latency[stats.Corrected] == nil {
+			t.Errorf("step %d has no corrected latency", i+1)
+		}
+	}
+	if opened := rp.Steps[1].Counts.ConnsOpened + rp.Steps[2].Counts.ConnsOpened + rp.Steps[3].Counts.ConnsOpened; opened != 0 {
+		t.Errorf("steps 2 to 4 opened %d connections; the pool should carry over", opened)
+	}
+	rows := csvRows(t, filepath.Join(dir, "r.csv"))
+	if len(rows) != 5 || rows[1][13] != "100.00" || rows[4][13] != "400.00" {
+		t.Errorf("CSV rows %v", rows)
+	}
+	renderPlot(t, dir, "r.gp", "r.png")
+}
+
+// TestRampJSONToStdout: with --json -, stdout carries the JSON alone and
+// the step lines go to stderr.
+func TestRampJSONToStdout(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	r := gb(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rp report.Ramp
+	if err := json.Unmarshal([]byte(r.stdout), &rp); err != nil {
+		t.Fatalf("stdout is not the JSON alone: %v\n%s", err, r.stdout)
+	}
+	if len(rp.Steps) != 2 || rp.Steps[1].Complete() != 6 || !strings.Contains(r.stderr, "concurrency") || !strings.Contains(r.stderr, "saturation:") {
+		t.Errorf("%d steps; stderr:\n%s", len(rp.Steps), r.stderr)
+	}
+}
+
+// TestRampNginx ramps against nginx: every request is in its access log,
+// and with keep-alive the connections of one step serve the next.
+func TestRampNginx(t *testing.T) {
+	ngx := nginxtest.Start(t, nginxtest.Options{})
+	js := filepath.Join(t.TempDir(), "n.json")
+	r := gb(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "50", "--pause", "0",
+		"--json", js, ngx.URL+"/10k.dat")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, js)
+	var complete, bytesIn int64
+	for _, s := range rp.Steps {
+		complete += s.Complete()
+		bytesIn += s.Counts.BytesIn
+	}
+	log := ngx.Totals(t)
+	if complete != 1000 || log.Requests != 1000 || log.Status[200] != 1000 || log.BytesSent != bytesIn {
+		t.Errorf("gb %d requests %d bytes; nginx logged %d (%d ok) %d bytes", complete, bytesIn, log.Requests, log.Status[200], log.BytesSent)
+	}
+	if log.Conns != 8 {
+		t.Errorf("nginx saw %d connections, want 8 (connections carried across steps)", log.Conns)
+	}
+}
+
+// TestRampSIGINT interrupts a ramp during its second step: the completed
+// step is in the CSV, the cut one only in the JSON, and gb exits 1.
+func TestRampSIGINT(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	dir := t.TempDir()
+	csv, js := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
+	cmd, out, errb := startGB(t, "ramp", "-k", "--from", "1", "--to", "3", "--per-user", "100", "--pause", "0",
+		"--csv", csv, "--json", js, srv.URL()+"/delay?d=10ms")
+	deadline := time.Now().Add(20 * time.Second)
+	for { // the CSV appears when the first step (1 s) is done
+		if _, err := os.Stat(csv); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 20*time.Second)
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), "gb ramp: interrupted") || !strings.Contains(out.String(), "saturation:") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errb)
+	}
+	if rows := csvRows(t, csv); len(rows) != 2 {
+		t.Errorf("CSV has %d rows, want the header and step 1", len(rows))
+	}
+	rp := readRamp(t, js)
+	if len(rp.Steps) != 2 || rp.Steps[0].StoppedBy != stats.StopCount || rp.Steps[1].StoppedBy != stats.StopSignal {
+		t.Fatalf("JSON: %d steps", len(rp.Steps))
+	}
+	if cut := rp.Steps[1]; len(cut.Check()) > 0 || cut.Counts.Dispatched != cut.Complete()+cut.Counts.Outcomes[stats.AbortedSignal] {
+		t.Errorf("cut step: check %v, dispatched %d", cut.Check(), cut.Counts.Dispatched)
+	}
+}
+
+// TestRampBadOptions: each bad command line gives one line on stderr and
+// its exit code (22 for usage errors), and sends nothing.
+func TestRampBadOptions(t *testing.T) {
+	const url = "http://127.0.0.1:1/"
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{url}, 22, "gb: gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)"},
+		{[]string{"--from", "10", url}, 22, "gb: gb ramp: --from and --to are both needed"},
+		{[]string{"--from", "10", "--to", "5", url}, 22, "gb: gb ramp: --to 5 is below --from 10"},
+		{[]string{"--from", "1", "--to", "30000", url}, 22, "gb: gb ramp: --to 30000: concurrency is at most 20000"},
+		{[]string{"--from", "0", "--to", "5", url}, 22, `gb: invalid value "0" for --from`},
+		{[]string{"--from", "1", "--to", "5000", "--step", "1", url}, 22, "gb: gb ramp: 5000 steps; at most 1000"},
+		{[]string{"--from", "1", "--to", "5", "--rate-from", "10", "--rate-to", "20", "-c", "5", url}, 22, "not both"},
+		{[]string{"-c", "5", "--from", "1", "--to", "5", url}, 22, "gb: gb ramp: -c is set by the steps"},
+		{[]string{"--rate-from", "10", "--rate-to", "20", url}, 22, "gb: gb ramp: rate steps need -c"},
+		{[]string{"--rate-from", "1", "--rate-to", "2", "-c", "1", "--step-time", "500ms", url}, 22, "is less than one request"},
+		{[]string{"--rate-from", "1.5", "--rate-to", "2", "-c", "1", url}, 22, `gb: invalid value "1.5" for --rate-from`},
+		{[]string{"--from", "1", "--to", "5", "--per-user", "10", "--rate-to", "5", url}, 22, "not both"},
+		{[]string{"--from", "1", "--to", "5", "-n", "100", url}, 22, "gb: gb ramp: -n is set per step"},
+		{[]string{"--from", "1", "--to", "5", "-t", "10", url}, 22, "gb: gb ramp: -t: use --step-time"},
+		{[]string{"--from", "1", "--to", "5", "-R", "10", url}, 22, "gb: gb ramp: -R: use --rate-from"},
+		{[]string{"--from", "1", "--to", "5", "-e", "x.csv", url}, 22, "gb: gb ramp: -e is for one run's report"},
+		{[]string{"--from", "1", "--to", "5", "--profile", url}, 22, "gb: gb ramp: --profile is for one run"},
+		{[]string{"--from", "1", "--to", "5", "--plot", "p.gp", url}, 22, "gb: gb ramp: --plot needs --csv"},
+		{[]string{"--from", "1", "--to", "5", "--pause", "soon", url}, 22, `gb: invalid value "soon" for --pause`},
+		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb: invalid value "0" for --step-time`},
+		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb: invalid value "-1" for --max-sockets`},
+		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb: gb ramp: only one output file may be -"},
+		{[]string{"--from", "1", "--to", "5"}, 22, "gb: gb ramp: want one URL"},
+		{[]string{"--from", "1", "--to", "5", "-j", url}, 22, "gb: illegal option -- j"},
+		{[]string{"--bogus", url}, 22, "gb: unknown option --bogus"},
+		{[]string{"--from", "1", "--to", "5", "-c", "0", url}, 22, "gb: gb ramp: -c is set by the steps"},
+		{[]string{"--from", "1", "--to", "5", "ftp://x/"}, 22, `gb: unsupported URL scheme "ftp"`},
+		{[]string{"--from", "1", "--to", "5", "--csv", "/nonexistent/dir/r.csv", url}, 1, "gb: cannot write --csv /nonexistent/dir/r.csv"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := gb(t, append([]string{"ramp"}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			if lines := strings.Count(r.stderr, "\n"); lines != 1 || !strings.Contains(r.stderr, tc.msg) {
+				t.Errorf("stderr (%d lines) %q, want one line containing %q", lines, r.stderr, tc.msg)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q", r.stdout)
+			}
+		})
+	}
+	if r := gb(t, "ramp", "-h"); r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
+		t.Errorf("gb ramp -h: exit %d\n%s", r.code, r.stderr)
+	}
+}
