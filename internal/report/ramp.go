@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gb-bench/gb/internal/stats"
@@ -41,43 +42,61 @@ const (
 const (
 	saturationGain    = 0.05 // later throughput at most 5% above the step's
 	saturationLoad    = 0.10 // the load rose at least 10% after the step
-	saturationLatency = 0.05 // the last step's p99 at least 5% above the step's
+	saturationLatency = 0.05 // later p99 (median) at least 5% above the step's
+	saturationBlipsAt = 3    // with this many later steps, one may be a blip above the band
 )
 
 // Saturation returns the index of the saturation step of steps (in load
 // order, all of one kind), or -1 when there is none: the first step after
 // which throughput stops rising while p99 keeps rising. Precisely, the
-// first step i such that every later step's throughput is at most 5% above
-// step i's, the last step's load is at least 10% above step i's (so the
-// server was pushed well past it), and the last step's p99 is at least 5%
-// above step i's. A step past which throughput falls (the server
-// collapses) qualifies too.
+// first step i such that
+//
+//   - no later step's throughput is more than 5% above step i's, except
+//     one blip when three or more steps follow (a shared machine or a
+//     garbage collection makes one short step faster or slower now and
+//     then; a trend is more than one step);
+//   - the last step's load is at least 10% above step i's, so the server
+//     was pushed well past it;
+//   - the median p99 of the later steps is at least 5% above step i's.
+//
+// A step past which throughput falls (the server collapses) qualifies
+// too, and so does the first step when the server was saturated from the
+// start.
 func Saturation(by string, steps []*stats.Result) int {
 	if len(steps) < 2 {
 		return -1
 	}
 	last := steps[len(steps)-1]
 	for i, s := range steps[:len(steps)-1] {
-		tput := throughput(s)
+		tput, later := throughput(s), steps[i+1:]
 		if tput <= 0 || load(by, last) < (1+saturationLoad)*load(by, s) {
 			continue
 		}
-		p99, lastP99 := percentile(latency(by, s), 99), percentile(latency(by, last), 99)
-		if float64(lastP99) < (1+saturationLatency)*float64(p99) {
+		if float64(medianP99(by, later)) < (1+saturationLatency)*float64(percentile(latency(by, s), 99)) {
 			continue
 		}
-		flat := true
-		for _, t := range steps[i+1:] {
+		above := 0
+		for _, t := range later {
 			if throughput(t) > (1+saturationGain)*tput {
-				flat = false
-				break
+				above++
 			}
 		}
-		if flat {
+		if above == 0 || above == 1 && len(later) >= saturationBlipsAt {
 			return i
 		}
 	}
 	return -1
+}
+
+// medianP99 is the median of the steps' p99 latencies in µs (the lower
+// middle one of an even count).
+func medianP99(by string, steps []*stats.Result) int64 {
+	p := make([]int64, len(steps))
+	for i, s := range steps {
+		p[i] = percentile(latency(by, s), 99)
+	}
+	slices.Sort(p)
+	return p[(len(p)-1)/2]
 }
 
 // load is the step's load: its concurrency, or its target rate.
@@ -173,15 +192,16 @@ func RampSummary(w io.Writer, rp *Ramp) error {
 		_, err := fmt.Fprintf(w, "saturation: none found: throughput did not level off while p99 rose; raise the last step's %s\n", loadName(rp.By))
 		return err
 	}
-	s, last := steps[rp.Saturation-1], steps[len(steps)-1]
-	best := throughput(steps[rp.Saturation])
-	for _, t := range steps[rp.Saturation:] {
-		best = max(best, throughput(t))
+	s, last, later := steps[rp.Saturation-1], steps[len(steps)-1], steps[rp.Saturation:]
+	tputs := make([]float64, len(later))
+	for i, t := range later {
+		tputs[i] = throughput(t)
 	}
-	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s: %.2f req/s at p99 %s ms; no later step gained more than %.0f pct (best %.2f req/s, %+.1f pct) while p99 rose to %s ms at %s %s\n",
+	slices.Sort(tputs)
+	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s: %.2f req/s at p99 %s ms; up to %s %s throughput rose no further (later steps: median %.2f, best %.2f req/s) while p99 reached %s ms\n",
 		rp.Saturation, loadName(rp.By), loadString(rp.By, s), throughput(s), ms(float64(percentile(latency(rp.By, s), 99))),
-		100*saturationGain, best, 100*(best/throughput(s)-1),
-		ms(float64(percentile(latency(rp.By, last), 99))), loadName(rp.By), loadString(rp.By, last))
+		loadName(rp.By), loadString(rp.By, last), tputs[(len(tputs)-1)/2], tputs[len(tputs)-1],
+		ms(float64(percentile(latency(rp.By, last), 99))))
 	return err
 }
 
