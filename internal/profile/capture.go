@@ -77,6 +77,10 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 	return v
 }
 
+// startWait bounds what Start waits for before the load may begin: the
+// probe, and the first CPU window's and the trace's requests on the wire.
+const startWait = 3 * time.Second
+
 // goroutineAt is when, after the load's start, the goroutine profile is
 // taken (or at the load's end, if that comes first).
 const goroutineAt = 500 * time.Millisecond
@@ -136,8 +140,9 @@ type window struct {
 // snapshots, starts the CPU windows, the trace and the goroutine snapshot
 // on their own goroutines, and returns once the first CPU window's and
 // the trace's requests are on the wire, so that the load started next is
-// covered from its first request. Start waits at most Config.Timeout for
-// each step. The run's ctx ending stops new windows (like Stop).
+// covered from its first request. Start waits at most 3s for the probe
+// and for those requests, and Config.Timeout for the snapshots. The end
+// of the run's ctx stops new windows, as Stop does.
 //
 // A *NoPprofError means the target has no pprof; any error means there is
 // no capture, and the run should go on without one.
@@ -175,7 +180,7 @@ func Start(ctx context.Context, cfg Config) (*Capture, error) {
 	if c.has(Goroutine) {
 		c.wg.Go(c.runGoroutine)
 	}
-	waitTimeout(&ready, cfg.timeout())
+	waitTimeout(&ready, min(cfg.timeout(), startWait))
 	c.start = time.Now()
 	go func() {
 		select {
@@ -263,7 +268,7 @@ func (c *Capture) note(format string, args ...any) {
 
 // probe fetches pprof's index page: a target without pprof fails here.
 func (c *Capture) probe() error {
-	ctx, cancel := context.WithTimeout(c.bg, c.cfg.timeout())
+	ctx, cancel := context.WithTimeout(c.bg, min(c.cfg.timeout(), startWait))
 	defer cancel()
 	_, err := c.f.get(ctx, "", 1<<20, nil)
 	return err
