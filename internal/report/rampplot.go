@@ -47,7 +47,7 @@ func RampPlot(w io.Writer, rp *Ramp, csvPath, pngPath string) error {
 	fmt.Fprintf(b, "set xlabel %s\n", gpString(xlabel))
 	fmt.Fprintf(b, "set ylabel 'requests per second'\n")
 	fmt.Fprintf(b, "set y2label %s\n", gpString("latency ms ("+lat+")"))
-	fmt.Fprint(b, "set ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0, 0, graph 0.1, 0\nset grid\nset key top left box opaque\n")
+	fmt.Fprint(b, "set ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0, 0, graph 0.1, 0\nset grid\nset key below\n")
 	writeMark(b, rp)
 	data := gpString(csvPath)
 	fmt.Fprintf(b, "plot %s using %d:%d axes x1y1 with linespoints linewidth 2 pointtype 7 title 'requests per second', \\\n", data, xcol, colThroughput)

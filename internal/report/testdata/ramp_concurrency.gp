@@ -12,7 +12,7 @@ set yrange [0:*]
 set y2range [0:*]
 set offsets 0, 0, graph 0.1, 0
 set grid
-set key top left box opaque
+set key below
 set arrow 1 from 8, graph 0 to 8, graph 1 nohead dashtype 2 linewidth 2 linecolor rgb '#c0392b'
 set label 1 'saturation: concurrency 8, 788.18 req/s' at 8, graph 0.06 left offset 1,0 textcolor rgb '#c0392b'
 set label 2 '' at 8, 788.18 point pointtype 7 pointsize 2.5 linecolor rgb '#c0392b'

@@ -12,7 +12,7 @@ set yrange [0:*]
 set y2range [0:*]
 set offsets 0, 0, graph 0.1, 0
 set grid
-set key top left box opaque
+set key below
 set arrow 1 from 800, graph 0 to 800, graph 1 nohead dashtype 2 linewidth 2 linecolor rgb '#c0392b'
 set label 1 'saturation: rate 800, 800.00 req/s' at 800, graph 0.06 right offset -1,0 textcolor rgb '#c0392b'
 set label 2 '' at 800, 800.00 point pointtype 7 pointsize 2.5 linecolor rgb '#c0392b'
