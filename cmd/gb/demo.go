@@ -1,29 +1,83 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
 )
 
 // demoArgs is the benchmark gb demo runs: keep-alive, 50 connections,
-// bounded by 100000 requests and 5 seconds, whichever comes first.
-var demoArgs = []string{"-k", "-c", "50", "-n", "100000", "-t", "5"}
+// bounded by 100000 requests and 5 seconds, whichever comes first, with
+// the server's CPU and allocation profile (gb serve mounts pprof).
+var demoArgs = []string{"-k", "-c", "50", "-n", "100000", "-t", "5", "--profile"}
 
 // demo starts the built-in server on a free loopback port and benchmarks
 // it. Extra arguments are ab options added to the demo's.
 func demo(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	srv, err := testserver.Start(testserver.Options{})
+	base, stop, err := startDemoServer()
 	if err != nil {
 		return fail(stderr, fmt.Errorf("demo: %v", err))
 	}
-	defer srv.Close()
-	url := srv.URL() + "/10k.dat"
-	argv := append(append(append([]string{}, demoArgs...), args...), url)
-	fmt.Fprintf(stdout, "gb demo: gb's built-in server is at %s\n", srv.URL())
+	defer stop()
+	argv := append(append(append([]string{}, demoArgs...), args...), base+"/10k.dat")
+	fmt.Fprintf(stdout, "gb demo: gb's built-in server is at %s\n", base)
 	fmt.Fprintf(stdout, "gb demo: running gb %s\n\n", strings.Join(argv, " "))
 	return bench(argv, stdout, stderr, sig)
+}
+
+// startDemoServer runs `gb serve --addr 127.0.0.1:0` in a child process,
+// so that the server's profile holds the server alone and gb's -G does
+// not limit it, and returns its URL and how to stop it. When the child
+// cannot start (no executable to run), the server runs in this process.
+func startDemoServer() (string, func(), error) {
+	if exe, err := os.Executable(); err == nil {
+		cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0")
+		out, err := cmd.StdoutPipe()
+		if err == nil && cmd.Start() == nil {
+			stop := func() {
+				_ = cmd.Process.Signal(os.Interrupt)
+				t := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
+				_ = cmd.Wait()
+				t.Stop()
+			}
+			if base := servedURL(out, 10*time.Second); base != "" {
+				return base, stop, nil
+			}
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}
+	srv, err := testserver.Start(testserver.Options{})
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.URL(), func() { _ = srv.Close() }, nil
+}
+
+// servedURL reads gb serve's "  http:   URL" line, waiting at most d.
+func servedURL(out io.Reader, d time.Duration) string {
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "  http:"); ok {
+				found <- strings.TrimSpace(rest)
+				break
+			}
+		}
+		close(found)
+		_, _ = io.Copy(io.Discard, out) // never let the child block on a full pipe
+	}()
+	select {
+	case u := <-found:
+		return u
+	case <-time.After(d):
+		return ""
+	}
 }
