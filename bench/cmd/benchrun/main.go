@@ -1,0 +1,475 @@
+// Command benchrun reproduces bench/RESULTS.md: it builds gb and the hello
+// server, starts nginx with its own configuration on a free loopback port,
+// runs gb, wrk, ab, h2load and hey interleaved (A B C A B C ...) against
+// nginx's 10 KiB and 6-byte files and the Go hello server at each
+// concurrency, and prints a markdown table of medians with each tool's ratio
+// to wrk: requests/s, client CPU seconds per 100 000 requests, peak RSS and
+// the server's CPU share.
+//
+//	go run ./bench/cmd/benchrun                   # the full run (12-15 minutes)
+//	go run ./bench/cmd/benchrun -reps 1 -n 50000  # a quick look
+//
+// Client CPU and peak RSS come from each tool's rusage (wait4), requests/s
+// from each tool's own report, the server's CPU from /proc/PID/task/*/schedstat
+// of nginx's worker or the hello server. Load goes to 127.0.0.1 only.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gb-bench/gb/internal/nginxtest"
+)
+
+type options struct {
+	reps    int
+	n       int // requests per counted run, keep-alive
+	pn      int // requests per counted run, pipelined
+	conc    []int
+	targets map[string]bool
+	tools   map[string]bool
+	gbCPUs  []int
+	depth   int // 0: no pipelined table
+	wrkDur  time.Duration
+	pause   time.Duration
+	timeout time.Duration
+	out     string
+	csv     string
+	hey     string
+	keep    bool
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	var o options
+	var conc, targets, tools, gbCPUs string
+	flag.IntVar(&o.reps, "reps", 5, "repetitions of each (target, concurrency) cell, tools interleaved")
+	flag.IntVar(&o.n, "n", 100000, "requests per run (wrk runs for -d instead)")
+	flag.IntVar(&o.pn, "pn", 0, "requests per pipelined run (default -n)")
+	flag.StringVar(&conc, "c", "50,1000", "concurrencies (connections)")
+	flag.StringVar(&targets, "targets", "nginx-10k,nginx-6b,hello", "targets")
+	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey", "tools")
+	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (values equal to the core count are the default row)")
+	flag.IntVar(&o.depth, "pipeline", 16, "pipelining depth of the pipelined table (0: no pipelined table)")
+	flag.DurationVar(&o.wrkDur, "d", 0, "wrk's duration (default: -n / 100k per second, at least 1s)")
+	flag.DurationVar(&o.pause, "pause", 200*time.Millisecond, "pause between runs")
+	flag.DurationVar(&o.timeout, "timeout", 2*time.Minute, "longest run before it is killed")
+	flag.StringVar(&o.out, "o", "", "also write the markdown report to this file")
+	flag.StringVar(&o.csv, "csv", "", "write every run as a CSV row to this file")
+	flag.StringVar(&o.hey, "hey", "", "hey binary (default: go install github.com/rakyll/hey@latest into the temporary directory)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, binaries, every tool's output)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "benchrun: unexpected argument %q\n", flag.Arg(0))
+		return 2
+	}
+	var err error
+	if o.conc, err = ints(conc); err != nil || len(o.conc) == 0 {
+		fmt.Fprintf(os.Stderr, "benchrun: -c %q: want numbers like 50,1000\n", conc)
+		return 2
+	}
+	if o.gbCPUs, err = ints(gbCPUs); err != nil {
+		fmt.Fprintf(os.Stderr, "benchrun: -G %q: want numbers like 1,2\n", gbCPUs)
+		return 2
+	}
+	o.targets, o.tools = set(targets), set(tools)
+	for name, known := range map[string]map[string]bool{
+		"targets": o.targets, "tools": o.tools,
+	} {
+		for k := range known {
+			if !knownNames[name][k] {
+				fmt.Fprintf(os.Stderr, "benchrun: -%s: unknown %q\n", name, k)
+				return 2
+			}
+		}
+	}
+	if o.reps < 1 || o.n < 1 {
+		fmt.Fprintln(os.Stderr, "benchrun: -reps and -n must be positive")
+		return 2
+	}
+	if o.pn <= 0 {
+		o.pn = o.n
+	}
+	if o.wrkDur <= 0 {
+		o.wrkDur = max(time.Second, time.Duration(o.n)*time.Second/100000)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		return 1
+	}
+	return 0
+}
+
+func bench(ctx context.Context, o options) error {
+	started := time.Now()
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	var notes []string
+	note := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		notes = append(notes, s)
+		fmt.Fprintln(os.Stderr, "note:", s)
+	}
+	maxC := 0
+	for _, c := range o.conc {
+		maxC = max(maxC, c)
+	}
+	if soft, hard, err := raiseNoFile(); err != nil {
+		note("could not raise the open-files limit: %v", err)
+	} else if soft < uint64(maxC)+64 {
+		note("open-files limit %d (hard %d) is too low for c=%d: runs may fail", soft, hard, maxC)
+	}
+
+	dir, err := os.MkdirTemp("", "gb-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(os.Stderr, "temporary directory:", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+
+	// Binaries: gb and hello are built from this checkout, hey is installed
+	// from the Go module proxy, the others come from PATH.
+	bins := map[string]string{}
+	if o.tools["gb"] {
+		fmt.Fprintln(os.Stderr, "building gb")
+		bins["gb"] = filepath.Join(dir, "gb")
+		if err := goCmd(root, nil, "build", "-o", bins["gb"], "./cmd/gb"); err != nil {
+			return fmt.Errorf("building gb: %v", err)
+		}
+	}
+	for _, name := range []string{"wrk", "ab", "h2load"} {
+		if !o.tools[name] {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			bins[name] = p
+		} else {
+			note("%s is not installed (Debian: apt-get install -y %s): its rows are skipped", name, debPackage[name])
+		}
+	}
+	if o.tools["hey"] {
+		if o.hey != "" {
+			bins["hey"] = o.hey
+		} else {
+			fmt.Fprintln(os.Stderr, "installing hey")
+			if err := goCmd(dir, []string{"GOBIN=" + dir}, "install", "github.com/rakyll/hey@latest"); err != nil {
+				note("hey could not be installed (%v): its rows are skipped", err)
+			} else {
+				bins["hey"] = filepath.Join(dir, "hey")
+			}
+		}
+	}
+	gbPipelines := false
+	if bins["gb"] != "" && o.depth > 0 {
+		gbPipelines = acceptsPipeline(bins["gb"], o.depth)
+		if !gbPipelines {
+			note("gb does not accept --pipeline yet: its pipelined row is skipped")
+		}
+	}
+
+	// Servers.
+	var tgs []*target
+	if o.targets["nginx-10k"] || o.targets["nginx-6b"] {
+		bin := nginxtest.Binary()
+		if bin == "" {
+			note("nginx is not installed (Debian: apt-get install -y nginx): its targets are skipped")
+		} else {
+			ndir := filepath.Join(dir, "nginx")
+			srv, base, worker, err := startNginx(bin, ndir, maxC)
+			if err != nil {
+				return err
+			}
+			defer srv.stop()
+			if o.targets["nginx-10k"] {
+				tgs = append(tgs, &target{key: "nginx-10k", name: "nginx 10 KiB", url: base + "/10k.dat", pid: worker, body: 10240})
+			}
+			if o.targets["nginx-6b"] {
+				tgs = append(tgs, &target{key: "nginx-6b", name: "nginx 6 B", url: base + "/6b.dat", pid: worker, body: 6})
+			}
+		}
+	}
+	if o.targets["hello"] {
+		bin := filepath.Join(dir, "hello")
+		if err := goCmd(root, nil, "build", "-o", bin, "./bench/hello"); err != nil {
+			return fmt.Errorf("building bench/hello: %v", err)
+		}
+		srv, url, err := startHello(bin)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		tgs = append(tgs, &target{key: "hello", name: "Go hello", url: url + "/", pid: srv.cmd.Process.Pid, body: 13})
+	}
+	if len(tgs) == 0 {
+		return fmt.Errorf("no targets")
+	}
+	for _, t := range tgs {
+		if err := checkTarget(t); err != nil {
+			return err
+		}
+	}
+
+	p := plan{wrkDuration: o.wrkDur, depth: o.depth, lua: filepath.Join(root, "bench", "pipeline.lua")}
+	modes := []mode{{name: "keep-alive", tools: keepAliveTools(p, bins, extraCPUs(o.gbCPUs)), n: o.n}}
+	if o.depth > 0 {
+		modes = append(modes, mode{name: "pipelined", tools: pipelinedTools(p, bins, gbPipelines), n: o.pn})
+	}
+	total := 0
+	for _, m := range modes {
+		total += len(m.tools) * len(tgs) * len(o.conc) * o.reps
+	}
+	fmt.Fprintf(os.Stderr, "%d runs\n", total)
+
+	var runs []result
+	logs := filepath.Join(dir, "logs")
+	_ = os.MkdirAll(logs, 0o755)
+	i := 0
+loop:
+	for _, m := range modes {
+		for _, t := range tgs {
+			for _, c := range o.conc {
+				for rep := 1; rep <= o.reps; rep++ {
+					for _, tl := range m.tools {
+						if ctx.Err() != nil {
+							break loop
+						}
+						i++
+						r := measure(ctx, o, tl, t, c, m.n)
+						r.mode, r.rep = m.name, rep
+						saveLog(logs, i, r)
+						runs = append(runs, r)
+						fmt.Fprintf(os.Stderr, "[%3d/%d] %s\n", i, total, r.line())
+						time.Sleep(o.pause)
+					}
+				}
+			}
+		}
+	}
+
+	env := describe(bins, nginxtest.Binary(), o)
+	rep := render(env, o, modes, tgs, runs, notes, time.Since(started))
+	fmt.Print(rep)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(rep), 0o644); err != nil {
+			return err
+		}
+	}
+	if o.csv != "" {
+		if err := writeCSV(o.csv, runs); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted after %d of %d runs", len(runs), total)
+	}
+	return nil
+}
+
+// A mode is one table: keep-alive without pipelining, or pipelined.
+type mode struct {
+	name  string
+	tools []tool
+	n     int
+}
+
+// result is one run of one tool.
+type result struct {
+	mode, tool, target string
+	c, rep             int
+	report
+	cpu       time.Duration // client user+sys
+	maxRSS    int64         // KiB
+	serverCPU float64       // server CPU time / wall time
+	wall      time.Duration
+	out       []byte
+	err       error
+}
+
+func (r result) cpuPer100k() float64 {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.cpu.Seconds() / float64(r.requests) * 1e5
+}
+
+func (r result) line() string {
+	s := fmt.Sprintf("%s %s c=%d rep %d %s: ", r.mode, r.target, r.c, r.rep, r.tool)
+	if r.err != nil {
+		return s + "ERROR " + r.err.Error()
+	}
+	s += fmt.Sprintf("%.0f req/s, %.2f CPU-s/100k, %.1f MiB, server %.2f", r.rps, r.cpuPer100k(), float64(r.maxRSS)/1024, r.serverCPU)
+	if r.failed > 0 {
+		s += fmt.Sprintf(", %d failed", r.failed)
+	}
+	return s
+}
+
+// measure runs one tool once and reads its report, its rusage and the
+// server's CPU time around it.
+func measure(ctx context.Context, o options, tl tool, t *target, c, n int) result {
+	r := result{tool: tl.name, target: t.name, c: c}
+	rctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, tl.bin, tl.args(t.url, c, n)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	s0, err0 := processCPU(t.pid)
+	start := time.Now()
+	err := cmd.Run()
+	r.wall = time.Since(start)
+	s1, err1 := processCPU(t.pid)
+	r.out = out.Bytes()
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+			r.maxRSS = ru.Maxrss
+		}
+	}
+	if err0 == nil && err1 == nil && r.wall > 0 {
+		r.serverCPU = (s1 - s0).Seconds() / r.wall.Seconds()
+	}
+	if err != nil {
+		r.err = fmt.Errorf("%v: %s", err, lastLine(out.String()))
+		return r
+	}
+	rep, err := tl.parse(out.String())
+	if err != nil {
+		r.err = fmt.Errorf("reading the report: %v: %s", err, lastLine(out.String()))
+		return r
+	}
+	r.report = rep
+	return r
+}
+
+// saveLog keeps the tool's output in the temporary directory (see -keep).
+func saveLog(dir string, i int, r result) {
+	head := fmt.Sprintf("%s %s c=%d rep %d %s\n\n", r.mode, r.target, r.c, r.rep, r.tool)
+	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d.txt", i)), append([]byte(head), r.out...), 0o644)
+}
+
+// acceptsPipeline runs gb once with --pipeline against nothing listening:
+// gb exits 22 (usage) when it does not know the flag.
+func acceptsPipeline(gb string, depth int) bool {
+	port, err := freePort()
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(gb, "--pipeline", strconv.Itoa(depth), "-k", "-n", "1", "-q", "http://127.0.0.1:"+strconv.Itoa(port)+"/")
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 22 {
+		return false
+	}
+	return cmd.ProcessState != nil
+}
+
+// extraCPUs drops the -G values that equal the default (all cores).
+func extraCPUs(cpus []int) []int {
+	var out []int
+	for _, g := range cpus {
+		if g != runtime.NumCPU() {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// raiseNoFile raises the soft open-files limit to the hard limit, for the
+// harness and the tools it starts (c=1000 needs more than 1024).
+func raiseNoFile() (soft, hard uint64, err error) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, 0, err
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			return 0, 0, err
+		}
+	}
+	return lim.Cur, lim.Max, nil
+}
+
+var knownNames = map[string]map[string]bool{
+	"targets": set("nginx-10k,nginx-6b,hello"),
+	"tools":   set("gb,wrk,ab,h2load,hey"),
+}
+
+var debPackage = map[string]string{"wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client"}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run benchrun inside gb's checkout")
+	}
+	return filepath.Dir(mod), nil
+}
+
+func goCmd(dir string, env []string, args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			m[f] = true
+		}
+	}
+	return m
+}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// environment describes the machine and the tools' versions.
+type environment struct {
+	cpus     int
+	model    string
+	kernel   string
+	goVer    string
+	versions []string // "tool: version"
+}
+
+func describe(bins map[string]string, nginx string, o options) environment {
+	e := environment{cpus: runtime.NumCPU(), model: "unknown", kernel: "unknown", goVer: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				e.model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		e.kernel = "Linux " + strings.TrimSpace(string(b))
+	}
+	if out, err := exec.Command("go", "version").Output(); err == nil {
+		e.goVer = strings.TrimPrefix(strings.TrimSpace(string(out)), "go version ")
+	}
+	version := func(name string, args ...string) {
+		bin := bins[name]
+		if name == "nginx" {
+			bin = nginx
+		}
+		if bin == "" {
+			return
+		}
+		out, _ := exec.Command(bin, args...).CombinedOutput()
+		e.versions = append(e.versions, name+": "+firstLine(string(out)))
+	}
+	version("gb", "version")
+	version("wrk", "-v")
+	version("ab", "-V")
+	version("h2load", "--version")
+	if bins["hey"] != "" {
+		out, _ := exec.Command("go", "version", "-m", bins["hey"]).Output()
+		v := "unknown"
+		for _, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) >= 3 && f[0] == "mod" {
+				v = f[1] + " " + f[2]
+			}
+		}
+		e.versions = append(e.versions, "hey: "+v)
+	}
+	version("nginx", "-v")
+	return e
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// row is the medians of one tool in one cell.
+type row struct {
+	tool                  string
+	ok, runs              int
+	rps, cpu, rss, server float64 // medians; rss in MiB
+	wall                  float64 // median seconds
+	failed                int64   // total over the runs
+	errs                  []string
+}
+
+type cellKey struct {
+	mode, target string
+	c            int
+}
+
+func summarize(runs []result) map[cellKey][]row {
+	type acc struct {
+		rps, cpu, rss, server, wall []float64
+		row
+	}
+	order := map[cellKey][]string{}
+	accs := map[cellKey]map[string]*acc{}
+	for _, r := range runs {
+		k := cellKey{r.mode, r.target, r.c}
+		if accs[k] == nil {
+			accs[k] = map[string]*acc{}
+		}
+		a := accs[k][r.tool]
+		if a == nil {
+			a = &acc{row: row{tool: r.tool}}
+			accs[k][r.tool] = a
+			order[k] = append(order[k], r.tool)
+		}
+		a.runs++
+		if r.err != nil {
+			a.errs = append(a.errs, fmt.Sprintf("rep %d: %v", r.rep, r.err))
+			continue
+		}
+		a.ok++
+		a.failed += r.failed
+		a.rps = append(a.rps, r.rps)
+		a.cpu = append(a.cpu, r.cpuPer100k())
+		a.rss = append(a.rss, float64(r.maxRSS)/1024)
+		a.server = append(a.server, r.serverCPU)
+		a.wall = append(a.wall, r.wall.Seconds())
+	}
+	out := map[cellKey][]row{}
+	for k, names := range order {
+		for _, n := range names {
+			a := accs[k][n]
+			a.row.rps, a.row.cpu, a.row.rss, a.row.server = median(a.rps), median(a.cpu), median(a.rss), median(a.server)
+			a.row.wall = median(a.wall)
+			out[k] = append(out[k], a.row)
+		}
+	}
+	return out
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// render prints the whole markdown report.
+func render(e environment, o options, modes []mode, tgs []*target, runs []result, notes []string, took time.Duration) string {
+	var b strings.Builder
+	cells := summarize(runs)
+	fmt.Fprintf(&b, "## Run of %s (%s)\n\n", time.Now().Format("2006-01-02 15:04"), took.Round(time.Second))
+	fmt.Fprintf(&b, "- machine: %d cores, %s, %s, %s\n", e.cpus, e.model, e.kernel, e.goVer)
+	for _, v := range e.versions {
+		fmt.Fprintf(&b, "- %s\n", v)
+	}
+	fmt.Fprintf(&b, "- command: `go run ./bench/cmd/benchrun %s`\n", strings.Join(os.Args[1:], " "))
+	fmt.Fprintf(&b, "- %d repetitions, tools interleaved; %d requests per run (pipelined: %d), wrk for %s; medians\n",
+		o.reps, o.n, o.pn, o.wrkDur)
+	b.WriteString("- CPU-s/100k: the client's user+sys CPU seconds (rusage) per 100 000 responses; RSS: its peak (ru_maxrss); " +
+		"server CPU: the server process's CPU time over the run's wall time (1.00 = one core busy); ×wrk: ratio to wrk's median\n")
+	if len(extraCPUs(o.gbCPUs)) > 0 {
+		fmt.Fprintf(&b, "- `gb` runs on all %d cores (its default); `gb -G N` on N\n", e.cpus)
+	}
+	for _, m := range modes {
+		if len(m.tools) == 0 {
+			continue
+		}
+		ref := refTool(m)
+		fmt.Fprintf(&b, "\n### %s\n\n", title(m))
+		fmt.Fprintf(&b, "| target | c | tool | req/s | ×wrk | CPU-s/100k | ×wrk | RSS MiB | ×wrk | server CPU | ×wrk | runs |\n")
+		fmt.Fprintf(&b, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, t := range tgs {
+			for _, c := range o.conc {
+				rows := cells[cellKey{m.name, t.name, c}]
+				var w *row
+				for i := range rows {
+					if rows[i].tool == ref && rows[i].ok > 0 {
+						w = &rows[i]
+					}
+				}
+				for _, r := range rows {
+					if r.ok == 0 {
+						fmt.Fprintf(&b, "| %s | %d | %s | | | | | | | | | 0/%d |\n", t.name, c, r.tool, r.runs)
+						continue
+					}
+					fmt.Fprintf(&b, "| %s | %d | %s | %.0f | %s | %.2f | %s | %.1f | %s | %.2f | %s | %s |\n",
+						t.name, c, r.tool, r.rps, ratio(r.rps, w, func(x *row) float64 { return x.rps }),
+						r.cpu, ratio(r.cpu, w, func(x *row) float64 { return x.cpu }),
+						r.rss, ratio(r.rss, w, func(x *row) float64 { return x.rss }),
+						r.server, ratio(r.server, w, func(x *row) float64 { return x.server }),
+						runsCell(r))
+				}
+			}
+		}
+	}
+	b.WriteString(goals(o, modes, tgs, cells))
+	var errs []string
+	for _, m := range modes {
+		for _, t := range tgs {
+			for _, c := range o.conc {
+				for _, r := range cells[cellKey{m.name, t.name, c}] {
+					for _, e := range r.errs {
+						errs = append(errs, fmt.Sprintf("%s %s c=%d %s %s", m.name, t.name, c, r.tool, e))
+					}
+					if r.ok > 0 && r.wall < 1 {
+						errs = append(errs, fmt.Sprintf("%s %s c=%d %s ran for %.2fs (median), less than 1 s: raise -n or -d",
+							m.name, t.name, c, r.tool, r.wall))
+					}
+				}
+			}
+		}
+	}
+	if len(notes)+len(errs) > 0 {
+		b.WriteString("\nNotes:\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		for _, e := range errs {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+	}
+	return b.String()
+}
+
+func title(m mode) string {
+	if m.name == "pipelined" {
+		return "Pipelined (" + strings.TrimPrefix(refTool(m), "wrk pipeline.lua ") + " requests in flight per connection)"
+	}
+	return "Keep-alive, no pipelining"
+}
+
+// refTool is the row every ratio divides by: wrk in either mode.
+func refTool(m mode) string {
+	for _, t := range m.tools {
+		if t.key == "wrk" {
+			return t.name
+		}
+	}
+	return ""
+}
+
+func ratio(v float64, ref *row, f func(*row) float64) string {
+	if ref == nil || f(ref) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", v/f(ref))
+}
+
+func runsCell(r row) string {
+	s := fmt.Sprintf("%d/%d", r.ok, r.runs)
+	if r.failed > 0 {
+		s += fmt.Sprintf(", %d failed requests", r.failed)
+	}
+	return s
+}
+
+// goals compares gb's rows with issue 8's targets: CPU per request at most
+// 0.8 × the best of ab, wrk and h2load, requests/s at least wrk's, and
+// pipelined CPU at most 0.5 × wrk's.
+func goals(o options, modes []mode, tgs []*target, cells map[cellKey][]row) string {
+	var b strings.Builder
+	for _, m := range modes {
+		pipelined := m.name == "pipelined"
+		var gbs []string
+		for _, t := range m.tools {
+			if t.key == "gb" {
+				gbs = append(gbs, t.name)
+			}
+		}
+		if len(gbs) == 0 {
+			continue
+		}
+		if pipelined {
+			b.WriteString("\n### gb against the goal, pipelined: CPU ≤ 0.5 × wrk's\n\n")
+			b.WriteString("| target | c | gb row | gb CPU-s/100k | wrk CPU-s/100k | gb ÷ wrk | met |\n|---|---:|---|---:|---:|---:|---|\n")
+		} else {
+			b.WriteString("\n### gb against the goal: CPU ≤ 0.8 × best of ab, wrk, h2load; req/s ≥ wrk's\n\n")
+			b.WriteString("| target | c | gb row | gb CPU-s/100k | best peer | gb ÷ best | req/s ÷ wrk | met |\n|---|---:|---|---:|---|---:|---:|---|\n")
+		}
+		for _, t := range tgs {
+			for _, c := range o.conc {
+				rows := cells[cellKey{m.name, t.name, c}]
+				byName := map[string]row{}
+				for _, r := range rows {
+					if r.ok > 0 {
+						byName[r.tool] = r
+					}
+				}
+				var best row
+				for _, r := range rows {
+					if r.ok > 0 && (r.tool == "ab" || r.tool == "h2load" || r.tool == "wrk") &&
+						(best.tool == "" || r.cpu < best.cpu) {
+						best = r
+					}
+				}
+				wrk, haveWrk := byName[refTool(m)]
+				for _, name := range gbs {
+					g, ok := byName[name]
+					if !ok {
+						continue
+					}
+					if pipelined {
+						if !haveWrk {
+							continue
+						}
+						q := g.cpu / wrk.cpu
+						fmt.Fprintf(&b, "| %s | %d | %s | %.2f | %.2f | %.2f | %s |\n", t.name, c, name, g.cpu, wrk.cpu, q, yes(q <= 0.5))
+						continue
+					}
+					if best.tool == "" {
+						continue
+					}
+					q := g.cpu / best.cpu
+					rq, rs := "–", true
+					if haveWrk {
+						rq = fmt.Sprintf("%.2f", g.rps/wrk.rps)
+						rs = g.rps >= wrk.rps
+					}
+					fmt.Fprintf(&b, "| %s | %d | %s | %.2f | %s %.2f | %.2f | %s | %s |\n", t.name, c, name, g.cpu, best.tool, best.cpu, q, rq, yes(q <= 0.8 && rs))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func yes(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+func writeCSV(path string, runs []result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"mode", "target", "c", "tool", "rep", "rps", "requests", "failed", "cpu_s",
+		"cpu_s_per_100k", "maxrss_kib", "server_cpu", "wall_s", "error"})
+	for _, r := range runs {
+		e := ""
+		if r.err != nil {
+			e = r.err.Error()
+		}
+		_ = w.Write([]string{r.mode, r.target, strconv.Itoa(r.c), r.tool, strconv.Itoa(r.rep),
+			fmt.Sprintf("%.2f", r.rps), strconv.FormatInt(r.requests, 10), strconv.FormatInt(r.failed, 10),
+			fmt.Sprintf("%.4f", r.cpu.Seconds()), fmt.Sprintf("%.4f", r.cpuPer100k()), strconv.FormatInt(r.maxRSS, 10),
+			fmt.Sprintf("%.4f", r.serverCPU), fmt.Sprintf("%.3f", r.wall.Seconds()), e})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
