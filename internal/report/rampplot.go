@@ -50,9 +50,12 @@ func RampPlot(w io.Writer, rp *Ramp, csvPath, pngPath string) error {
 	fmt.Fprint(b, "set ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0, 0, graph 0.1, 0\nset grid\nset key below\n")
 	writeMark(b, rp)
 	data := gpString(csvPath)
-	fmt.Fprintf(b, "plot %s using %d:%d axes x1y1 with linespoints linewidth 2 pointtype 7 title 'requests per second', \\\n", data, xcol, colThroughput)
-	fmt.Fprintf(b, "     '' using %d:%d axes x1y2 with linespoints pointtype 5 title 'p50 ms', \\\n", xcol, colMedian)
-	fmt.Fprintf(b, "     '' using %d:%d axes x1y2 with linespoints pointtype 9 title 'p99 ms'\n", xcol, colP99)
+	fmt.Fprintf(b, "plot %s using %d:%d axes x1y1 with linespoints linewidth 2 pointtype 7 linecolor rgb '#8e24aa' title 'requests per second', \\\n", data, xcol, colThroughput)
+	if rp.By == ByRate { // the offered load, for comparison with what was served
+		fmt.Fprintf(b, "     '' using %d:%d axes x1y1 with lines dashtype 3 linecolor rgb 'gray40' title 'target rate', \\\n", xcol, xcol)
+	}
+	fmt.Fprintf(b, "     '' using %d:%d axes x1y2 with linespoints pointtype 5 linecolor rgb '#009e73' title 'p50 ms', \\\n", xcol, colMedian)
+	fmt.Fprintf(b, "     '' using %d:%d axes x1y2 with linespoints pointtype 9 linecolor rgb '#0072b2' title 'p99 ms'\n", xcol, colP99)
 	return b.Flush()
 }
 
