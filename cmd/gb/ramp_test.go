@@ -325,3 +325,21 @@ func TestRampBadOptions(t *testing.T) {
 		t.Errorf("gb ramp -h: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestRampInProcess runs a ramp through run() in this process, so that
+// go test -race watches the pool, the step context and the progress
+// sampling while real workers use them.
+func TestRampInProcess(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "p.json")
+	var out, errb bytes.Buffer
+	code := run([]string{"ramp", "-k", "--from", "1", "--to", "4", "--per-user", "20", "--pause", "0", "--json", js, srv.URL() + "/hello"},
+		&out, &errb, make(chan os.Signal))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	rp := readRamp(t, js)
+	if len(rp.Steps) != 4 || rp.Steps[3].Complete() != 80 || srv.Ledger().HTTP.Conns != 4 {
+		t.Errorf("%d steps, last complete %d, server connections %d (want 4, 80, 4)", len(rp.Steps), rp.Steps[3].Complete(), srv.Ledger().HTTP.Conns)
+	}
+}
