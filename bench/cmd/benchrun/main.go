@@ -157,6 +157,7 @@ func bench(ctx context.Context, o options) error {
 		if err := goCmd(root, nil, "build", "-o", bins["gb"], "./cmd/gb"); err != nil {
 			return fmt.Errorf("building gb: %v", err)
 		}
+		gbCommit = commitOf(root)
 	}
 	for _, name := range []string{"wrk", "ab", "h2load"} {
 		if !o.tools[name] {
@@ -427,6 +428,23 @@ func moduleRoot() (string, error) {
 		return "", fmt.Errorf("run benchrun inside gb's checkout")
 	}
 	return filepath.Dir(mod), nil
+}
+
+// gbCommit is the checkout gb was built from, for the report.
+var gbCommit string
+
+// commitOf describes the checkout: its commit, and "+changes" when tracked
+// files differ from it (the tree may be shared with other work in progress).
+func commitOf(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown commit"
+	}
+	c := strings.TrimSpace(string(out))
+	if err := exec.Command("git", "-C", root, "diff", "--quiet", "HEAD", "--", "cmd", "internal").Run(); err != nil {
+		c += " +uncommitted changes in cmd/ or internal/"
+	}
+	return c
 }
 
 func goCmd(dir string, env []string, args ...string) error {

@@ -49,6 +49,9 @@ func describe(bins map[string]string, nginx string, o options) environment {
 		e.versions = append(e.versions, name+": "+firstLine(string(out)))
 	}
 	version("gb", "version")
+	if len(e.versions) > 0 && gbCommit != "" {
+		e.versions[0] += " (built from " + gbCommit + ")"
+	}
 	version("wrk", "-v")
 	version("ab", "-V")
 	version("h2load", "--version")
