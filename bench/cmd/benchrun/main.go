@@ -6,7 +6,7 @@
 // to wrk: requests/s, client CPU seconds per 100 000 requests, peak RSS and
 // the server's CPU share.
 //
-//	go run ./bench/cmd/benchrun                   # the full run (12-15 minutes)
+//	go run ./bench/cmd/benchrun                   # the full run (about 11 minutes on 2 cores)
 //	go run ./bench/cmd/benchrun -reps 1 -n 50000  # a quick look
 //
 // Client CPU and peak RSS come from each tool's rusage (wait4), requests/s
