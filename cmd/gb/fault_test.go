@@ -191,6 +191,52 @@ func faultCases() []faultCase {
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 5)
 			}},
+		{"F12 cl-invalid", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=abc", 0, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-negative", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=-1", 0, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-list", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=10,20", 0, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-dup", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=dup", 0, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-overflow", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=99999999999999999999", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-bad-hex", []string{"-n", "5", "-c", "1"}, "/chunked?bad=bad-hex", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-overflow", []string{"-n", "5", "-c", "1"}, "/chunked?bad=overflow", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-no-crlf", []string{"-n", "5", "-c", "1"}, "/chunked?bad=no-crlf", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-long-line", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-line", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-long-ext", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-ext", 0, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-missing-final", []string{"-n", "5", "-c", "1"}, "/chunked?bad=missing-final", 0, 30 * time.Second,
+			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
+				want(t, "failed.truncated", outcome(r, stats.FailTruncated), 5)
+			}},
+		{"TE gzip close-delimited", []string{"-n", "10", "-c", "2", "-k"}, "/te?v=gzip&size=100", 0, 30 * time.Second,
+			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
+				want(t, "ok", outcome(r, stats.OK), 10)
+				want(t, "body in", r.Counts.BodyIn, 1000)
+				want(t, "conns opened", r.Counts.ConnsOpened, 10)
+			}},
+		{"header oddities", []string{"-n", "10", "-c", "1", "-k"}, "/fold", 0, 30 * time.Second, okResponses(10)},
+		{"bare LF", []string{"-n", "10", "-c", "1", "-k"}, "/bare-lf", 0, 30 * time.Second, okResponses(10)},
+		{"non-ASCII header", []string{"-n", "10", "-c", "1", "-k"}, "/non-ascii-hdr", 0, 30 * time.Second, okResponses(10)},
+		{"space before colon", []string{"-n", "5", "-c", "1"}, "/space-colon", 0, 30 * time.Second, protocolFailures(5)},
+		{"unsolicited 101", []string{"-n", "5", "-c", "1"}, "/101", 0, 30 * time.Second, protocolFailures(5)},
+		{"row 4 idle-close race", []string{"-n", "20", "-c", "2", "-k", "-R", "20"}, "/idle-close?after=20ms", 0, 30 * time.Second,
+			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
+				want(t, "ok", outcome(r, stats.OK), 20)
+				want(t, "failed", r.Counts.Outcomes.Failed(), 0)
+				want(t, "ledger requests", l.Fault.Requests, 20)
+			}},
+	}
+}
+
+// protocolFailures expects n failed.protocol outcomes and no response.
+func protocolFailures(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
+	return func(t *testing.T, r *stats.Result, _ testserver.Ledger) {
+		want(t, "failed.protocol", outcome(r, stats.FailProtocol), n)
+	}
+}
+
+// okResponses expects n ok outcomes over one kept-alive connection.
+func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
+	return func(t *testing.T, r *stats.Result, _ testserver.Ledger) {
+		want(t, "ok", outcome(r, stats.OK), n)
+		want(t, "conns opened", r.Counts.ConnsOpened, 1)
 	}
 }
 

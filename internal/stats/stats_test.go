@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"sort"
 	"testing"
 )
 
@@ -147,4 +148,65 @@ func TestResultJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"counts":{"outcomes":{"bogus":1}}}`), &back); err == nil {
 		t.Error("unknown outcome accepted")
 	}
+}
+
+// TestErrorCardinalityCapped (I14): distinct error messages are capped
+// per recorder and per result; the rest are counted, never dropped.
+func TestErrorCardinalityCapped(t *testing.T) {
+	shards := NewShards(1)
+	var recs []*Recorder
+	var total int64
+	for w := 0; w < 10; w++ {
+		rec := NewRecorder(shards[0], false, false, 0)
+		for i := 0; i < 40; i++ {
+			rec.Error("error " + string(rune('A'+w)) + string(rune('a'+i%26)) + string(rune('0'+i/26)))
+			total++
+		}
+		recs = append(recs, rec)
+	}
+	res := Merge(Result{}, recs, shards)
+	var sum int64
+	for _, n := range res.Counts.Errors {
+		sum += n
+	}
+	if len(res.Counts.Errors) > maxRunErrors || sum+res.Counts.OtherErrors != total {
+		t.Errorf("%d distinct errors kept, %d counted of %d", len(res.Counts.Errors), sum+res.Counts.OtherErrors, total)
+	}
+}
+
+// TestHistogramPrecision (I9): every percentile from the histogram is
+// within 0.1% (plus 1 µs) of the exact order statistic of the samples.
+func TestHistogramPrecision(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], false, false, 0)
+	var vals []int64
+	x := uint64(7)
+	for i := 0; i < 100000; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+		v := int64(50 + (x>>33)%2000000) // 50 µs to 2 s
+		vals = append(vals, v)
+		tm := Timing{Total: v}
+		rec.Response(&tm, 0)
+		rec.End(OK)
+	}
+	res := Merge(Result{Counts: Counts{Dispatched: int64(len(vals))}}, []*Recorder{rec}, shards)
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	for _, p := range []float64{1, 10, 50, 90, 99, 99.9, 99.99, 100} {
+		rank := int(math.Ceil(p/100*float64(len(vals)))) - 1
+		exact := vals[max(rank, 0)]
+		got := res.Latency[Total].Percentile(p)
+		if d := math.Abs(float64(got - exact)); d > 0.001*float64(exact)+1 {
+			t.Errorf("p%v: histogram %d µs, exact %d µs", p, got, exact)
+		}
+	}
+	if res.Latency[Total].Sum != sum(vals) {
+		t.Error("exact sum differs")
+	}
+}
+
+func sum(v []int64) (s int64) {
+	for _, x := range v {
+		s += x
+	}
+	return s
 }

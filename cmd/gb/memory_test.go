@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// maxRSS runs the gb binary and returns its peak resident memory in KiB.
+func maxRSS(t *testing.T, args ...string) int64 {
+	t.Helper()
+	cmd := exec.Command(gbBin, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gb %v: %v\n%s", args, err, out)
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+// TestMemoryFlatInN (I11): twenty times more requests cost no more memory:
+// latencies go to fixed-size histograms, bodies are discarded.
+func TestMemoryFlatInN(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	url := srv.URL() + "/1k.dat"
+	small := maxRSS(t, "-q", "-k", "-c", "20", "-n", "20000", url)
+	large := maxRSS(t, "-q", "-k", "-c", "20", "-n", "400000", url)
+	t.Logf("peak RSS: %d KiB for 2e4 requests, %d KiB for 4e5", small, large)
+	// A leak of 50 bytes per request would add 19 MiB; GC timing moves
+	// the peak by a few MiB either way.
+	if large > small+8192 {
+		t.Errorf("peak RSS grew from %d KiB to %d KiB for 10x the requests", small, large)
+	}
+}
+
+// TestVerboseRedactsSecrets: -v 2 prints the request as ab does, with
+// credentials hidden.
+func TestVerboseRedactsSecrets(t *testing.T) {
+	srv := startServer(t, testserver.Options{})
+	r := gb(t, "-v", "2", "-n", "2", "-A", "alice:s3cret", "-C", "sid=abc123", "-H", "Authorization: Bearer tok987", srv.URL()+"/status?s=503")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, secret := range []string{"s3cret", "abc123", "tok987", "YWxpY2U6czNjcmV0"} {
+		if strings.Contains(r.stdout, secret) {
+			t.Errorf("-v 2 output contains %q:\n%s", secret, r.stdout)
+		}
+	}
+	for _, want := range []string{"INFO: GET header == ", "Authorization: Basic ***", "Cookie: ***", "WARNING: Response code not 2xx (503)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-v 2 output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
