@@ -153,6 +153,7 @@ func clientConfig(o *options, t *target, reqBytes []byte, method string) (*clien
 		Idempotent: method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS",
 		Timeout:    o.timeout,
 		SockBuf:    o.sockBuf,
+		BufferSize: bufferSize(o.concurrency),
 
 		ConnectTimeout:   o.connectTimeout,
 		FirstByteTimeout: o.firstByteTimeout,
@@ -192,6 +193,13 @@ func clientConfig(o *options, t *target, reqBytes []byte, method string) (*clien
 		}
 	}
 	return cc, nil
+}
+
+// bufferSize is each connection's read buffer: 16 KiB (a 10 KiB response
+// in one read) up to 4096 connections, then smaller so that all buffers
+// together stay near 64 MiB, never below 4 KiB.
+func bufferSize(concurrency int) int {
+	return min(max((64<<20)/max(concurrency, 1), 4<<10), 16<<10)
 }
 
 // resolve returns host's first address, or the literal itself.

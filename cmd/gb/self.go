@@ -11,6 +11,7 @@ import (
 
 // selfSample is a reading of gb's own costs; two readings bracket a run.
 type selfSample struct {
+	maxRSS int64 // KiB
 	cpu    time.Duration
 	gc     int64
 	pause  float64 // seconds
@@ -26,6 +27,7 @@ func readSelf() selfSample {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		s.maxRSS = ru.Maxrss
 	}
 	samples := make([]metrics.Sample, len(selfMetrics))
 	for i, name := range selfMetrics {
@@ -71,5 +73,6 @@ func selfCost(before, after selfSample) stats.Client {
 		GCCycles:   after.gc - before.gc,
 		GCPause:    time.Duration((after.pause - before.pause) * 1e9),
 		HeapAllocs: after.allocs - before.allocs,
+		MaxRSS:     after.maxRSS << 10,
 	}
 }

@@ -31,8 +31,13 @@ func achieved(r *stats.Result) float64 {
 // clientCost describes what gb itself spent during the run.
 func clientCost(r *stats.Result) string {
 	cl := &r.Client
-	return fmt.Sprintf("cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
+	s := fmt.Sprintf("cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
 		cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
+	if cl.MaxRSS > 0 {
+		s += fmt.Sprintf(" rss=%.1fMiB (%.1fKiB per connection)", float64(cl.MaxRSS)/(1<<20),
+			float64(cl.MaxRSS)/1024/float64(max(r.Target.Concurrency, 1)))
+	}
+	return s
 }
 
 // cores is gb's average CPU use during the run, in cores.
