@@ -59,6 +59,9 @@ func (p *plan) conclude(res *stats.Result, stdout, stderr io.Writer) int {
 	} else {
 		_ = report.Text(stdout, res, ro)
 	}
+	if p.o.verbosity >= 2 {
+		gcSummary(stderr, res.Elapsed)
+	}
 	code := exitOK
 	if err := p.writeFiles(res); err != nil {
 		fmt.Fprintf(stderr, "gb: %v\n", err)

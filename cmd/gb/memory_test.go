@@ -52,4 +52,7 @@ func TestVerboseRedactsSecrets(t *testing.T) {
 			t.Errorf("-v 2 output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	if !strings.Contains(r.stderr, "Alloc(Rate):") || strings.Contains(r.stdout, "Alloc(Rate):") {
+		t.Errorf("the GC summary line belongs on stderr; stderr:\n%s", r.stderr)
+	}
 }
