@@ -43,8 +43,13 @@ func printSpec(w io.Writer, s *flagSpec) {
 		flag += " " + s.arg
 	}
 	lines := strings.Split(s.help, "\n")
-	fmt.Fprintf(w, "    %-15s %s\n", flag, lines[0])
-	for _, l := range lines[1:] {
+	if len(flag) > 15 { // a long option: its help starts on the next line
+		fmt.Fprintf(w, "    %s\n", flag)
+	} else {
+		fmt.Fprintf(w, "    %-15s %s\n", flag, lines[0])
+		lines = lines[1:]
+	}
+	for _, l := range lines {
 		fmt.Fprintf(w, "%20s%s\n", "", l)
 	}
 }
