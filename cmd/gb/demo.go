@@ -13,9 +13,9 @@ import (
 )
 
 // demoArgs is the benchmark gb demo runs: keep-alive, 50 connections,
-// bounded by 100000 requests and 5 seconds, whichever comes first, with
+// bounded by 100000 requests and 3 seconds, whichever comes first, with
 // the server's CPU and allocation profile (gb serve mounts pprof).
-var demoArgs = []string{"-k", "-c", "50", "-n", "100000", "-t", "5", "--profile"}
+var demoArgs = []string{"-k", "-c", "50", "-n", "100000", "-t", "3", "--profile"}
 
 // demo starts the built-in server on a free loopback port and benchmarks
 // it. Extra arguments are ab options added to the demo's.
