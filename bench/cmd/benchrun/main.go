@@ -63,7 +63,7 @@ func run() int {
 	flag.StringVar(&conc, "c", "50,1000", "concurrencies (connections)")
 	flag.StringVar(&targets, "targets", "nginx-10k,nginx-6b,hello", "targets")
 	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey", "tools")
-	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (values equal to the core count are the default row)")
+	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (a value equal to gb's loopback default, half the cores, is the default row)")
 	flag.IntVar(&o.depth, "pipeline", 16, "pipelining depth of the pipelined table (0: no pipelined table)")
 	flag.DurationVar(&o.wrkDur, "d", 0, "wrk's duration (default: -n / 100k per second, at least 1s)")
 	flag.DurationVar(&o.pause, "pause", 200*time.Millisecond, "pause between runs")
@@ -384,11 +384,12 @@ func acceptsPipeline(gb string, depth int) bool {
 	return cmd.ProcessState != nil
 }
 
-// extraCPUs drops the -G values that equal the default (all cores).
+// extraCPUs drops the -G values that equal gb's default for a loopback
+// target (half the cores, at least one).
 func extraCPUs(cpus []int) []int {
 	var out []int
 	for _, g := range cpus {
-		if g != runtime.NumCPU() {
+		if g != max(1, runtime.NumCPU()/2) {
 			out = append(out, g)
 		}
 	}

@@ -163,7 +163,7 @@ func render(e environment, o options, modes []mode, tgs []*target, runs []result
 	b.WriteString("- CPU-s/100k: the client's user+sys CPU seconds (rusage) per 100 000 responses; RSS: its peak (ru_maxrss); " +
 		"server CPU: the server process's CPU time over the run's wall time (1.00 = one core busy); ×wrk: ratio to wrk's median\n")
 	if len(extraCPUs(o.gbCPUs)) > 0 {
-		fmt.Fprintf(&b, "- `gb` runs on all %d cores (its default); `gb -G N` on N\n", e.cpus)
+		fmt.Fprintf(&b, "- `gb` runs with its default GOMAXPROCS for a loopback target, %d of %d cores; `gb -G N` on N\n", max(1, e.cpus/2), e.cpus)
 	}
 	for _, m := range modes {
 		if len(m.tools) == 0 {
