@@ -14,13 +14,7 @@ import (
 )
 
 func startServer(t *testing.T, o testserver.Options) *testserver.Server {
-	t.Helper()
-	srv, err := testserver.Start(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return testserver.ForTest(t, o)
 }
 
 // TestCountsEqualServerLedger runs gb against gb's own server and checks

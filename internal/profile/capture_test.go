@@ -20,13 +20,7 @@ import (
 
 // startServer starts gb's test server for the test.
 func startServer(t *testing.T, o testserver.Options) *testserver.Server {
-	t.Helper()
-	srv, err := testserver.Start(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return testserver.ForTest(t, o)
 }
 
 // drive loads url from four keep-alive connections for d and returns the
