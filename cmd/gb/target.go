@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -71,9 +70,6 @@ func parseTarget(raw string) (*target, error) {
 	}
 	return t, nil
 }
-
-// hostPort is "host:port" of the URL, brackets around IPv6 literals.
-func (t *target) hostPort() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
 
 // buildRequest turns the options into the request every worker sends.
 func buildRequest(o *options, t *target, body []byte) (*h1.Request, error) {
