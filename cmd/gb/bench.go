@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
@@ -160,26 +161,21 @@ func clientConfig(o *options, t *target, reqBytes []byte, method string) (*clien
 		HeaderTimeout:    o.headerTimeout,
 		IdleTimeout:      o.idleTimeout,
 	}
-	host, port := t.host, t.port
+	host, port := t.host, strconv.Itoa(t.port)
 	if o.proxy != "" {
 		if t.tls {
 			return nil, usagef(false, "-X with an https:// URL is not supported (gb does not tunnel through CONNECT)")
 		}
-		ph, pp, err := net.SplitHostPort(o.proxy)
-		if err != nil {
+		var err error
+		if host, port, err = net.SplitHostPort(o.proxy); err != nil {
 			return nil, usagef(false, "invalid -X %q: want proxy:port", o.proxy)
 		}
-		host, port = ph, 0
-		cc.Addr = pp
 	}
 	ip, err := resolve(host)
 	if err != nil {
 		return nil, err
 	}
-	if port != 0 {
-		cc.Addr = fmt.Sprint(port)
-	}
-	cc.Addr = net.JoinHostPort(ip, cc.Addr)
+	cc.Addr = net.JoinHostPort(ip, port)
 	if o.bind != "" {
 		bip := net.ParseIP(o.bind)
 		if bip == nil {
@@ -239,7 +235,9 @@ func (p *plan) execute(stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	if p.o.verbosity >= 2 {
 		dumpRequest(stdout, p.client.Request)
 	}
-	p.load.Progress = prog.update
+	if prog.on {
+		p.load.Progress = prog.update
+	}
 	if p.o.verbosity >= 2 {
 		p.load.Observe = newObserver(stdout, p.o.verbosity)
 	}

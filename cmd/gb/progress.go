@@ -41,11 +41,8 @@ func newProgress(o *options, w io.Writer) *progress {
 	return p
 }
 
-// update is load's progress callback.
+// update is load's progress callback, set only when p.on.
 func (p *progress) update(done int64, elapsed time.Duration) {
-	if !p.on {
-		return
-	}
 	if p.tty {
 		rate := float64(done) / max(elapsed.Seconds(), 1e-9)
 		if p.total > 0 {

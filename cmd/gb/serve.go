@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/gb-bench/gb/internal/testserver"
 )
@@ -80,14 +81,10 @@ func parseServe(args []string) (*serveOptions, error) {
 }
 
 func cutFlag(a string) (name, value string, has bool) {
-	if len(a) > 2 && a[:2] == "--" {
-		for j := 2; j < len(a); j++ {
-			if a[j] == '=' {
-				return a[:j], a[j+1:], true
-			}
-		}
+	if !strings.HasPrefix(a, "--") {
+		return a, "", false
 	}
-	return a, "", false
+	return strings.Cut(a, "=")
 }
 
 // checkLoopback refuses to listen beyond this machine unless asked to.
