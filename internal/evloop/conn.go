@@ -1,0 +1,208 @@
+//go:build linux
+
+package evloop
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// epoch anchors deadlines as monotonic nanoseconds, so they fit an atomic.
+var epoch = time.Now()
+
+// Conn is a non-blocking TCP socket driven by its task's loop. It is a
+// net.Conn whose Read and Write park the task instead of a goroutine; they
+// must be called from the owning task. SetDeadline may be called from any
+// goroutine (to interrupt the task). There is one deadline for both
+// directions.
+type Conn struct {
+	t        *Task
+	fd       int
+	gen      uint32
+	readable bool         // the last read filled its buffer, or epoll reported input: read before parking
+	writable bool         // epoll reported the socket writable since the last short write
+	deadline atomic.Int64 // nanoseconds since epoch; 0 = none
+	past     atomic.Bool  // the deadline has passed (or was set in the past): I/O fails at once
+	closed   bool
+	laddr    *net.TCPAddr
+	raddr    *net.TCPAddr
+}
+
+var _ net.Conn = (*Conn)(nil)
+
+// Read reads what the socket holds into p, parking the task until some
+// arrives. A read that does not fill p is taken to have drained the
+// socket, so the next Read parks first instead of failing with EAGAIN
+// (epoll is level-triggered: bytes that did remain wake the task at once).
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if c.past.Load() {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		if c.readable {
+			n, errno := rawIO(unix.SYS_READ, c.fd, p)
+			switch {
+			case n > 0:
+				c.readable = n == len(p)
+				return n, nil
+			case errno == 0:
+				return 0, io.EOF
+			case errno == unix.EAGAIN:
+				c.readable = false
+			case errno != unix.EINTR:
+				return 0, c.opError("read", os.NewSyscallError("read", errno))
+			}
+			continue
+		}
+		if !c.t.park(waitRead) {
+			c.past.Store(true)
+		}
+	}
+}
+
+// Write writes all of p, parking the task while the socket buffer is full.
+func (c *Conn) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		if c.past.Load() {
+			return done, c.opError("write", os.ErrDeadlineExceeded)
+		}
+		n, errno := rawIO(unix.SYS_WRITE, c.fd, p[done:])
+		switch {
+		case n > 0:
+			done += n
+		case errno == unix.EAGAIN:
+			if err := c.awaitWritable(); err != nil {
+				return done, err
+			}
+		case errno == 0:
+			return done, c.opError("write", io.ErrShortWrite)
+		case errno != unix.EINTR:
+			return done, c.opError("write", os.NewSyscallError("write", errno))
+		}
+	}
+	return done, nil
+}
+
+// awaitWritable parks the task until the socket takes more bytes. While it
+// waits, the socket's input is not watched: a server that answers early and
+// stops reading must not wake the task over and over.
+func (c *Conn) awaitWritable() error {
+	if err := c.watch(unix.EPOLLOUT); err != nil {
+		return err
+	}
+	c.writable = false
+	ok := c.t.park(waitWrite)
+	if err := c.watch(unix.EPOLLIN); err != nil {
+		return err
+	}
+	if !ok {
+		c.past.Store(true)
+	}
+	return nil
+}
+
+// watch sets the events epoll reports for the socket.
+func (c *Conn) watch(events uint32) error {
+	ev := unix.EpollEvent{Events: events | unix.EPOLLRDHUP, Fd: c.t.slot, Pad: int32(c.gen)}
+	if err := unix.EpollCtl(c.t.loop.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+		return c.opError("write", os.NewSyscallError("epoll_ctl", err))
+	}
+	return nil
+}
+
+// rawIO is read(2) or write(2) on a non-blocking socket. It skips the
+// scheduler hand-off of syscall.Syscall: the call never blocks.
+func rawIO(trap uintptr, fd int, p []byte) (int, syscall.Errno) {
+	n, _, errno := syscall.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(n), errno
+}
+
+// Close closes the socket (which also removes it from the epoll set).
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.t.conn == c {
+		c.t.conn = nil
+	}
+	return unix.Close(c.fd)
+}
+
+// SetDeadline sets the time after which Read and Write fail with a timeout
+// (os.ErrDeadlineExceeded); the zero Time means none. A deadline already
+// past takes effect at once, even on a task parked in another call; a
+// future one is checked by the loop every Scan.
+func (c *Conn) SetDeadline(t time.Time) error {
+	if t.IsZero() {
+		c.deadline.Store(0)
+		c.past.Store(false)
+		return nil
+	}
+	d := max(int64(t.Sub(epoch)), 1)
+	c.deadline.Store(d)
+	if time.Until(t) <= 0 {
+		c.past.Store(true)
+		c.t.loop.wake()
+		return nil
+	}
+	c.past.Store(false)
+	return nil
+}
+
+// SetReadDeadline sets the one deadline (see SetDeadline).
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// SetWriteDeadline sets the one deadline (see SetDeadline).
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// pastDeadline reports whether the deadline has passed at now.
+func (c *Conn) pastDeadline(now time.Time) bool {
+	if c.past.Load() {
+		return true
+	}
+	d := c.deadline.Load()
+	return d != 0 && int64(now.Sub(epoch)) >= d
+}
+
+// LocalAddr returns the socket's local address.
+func (c *Conn) LocalAddr() net.Addr {
+	if c.laddr == nil {
+		c.laddr = &net.TCPAddr{}
+		if sa, err := unix.Getsockname(c.fd); err == nil {
+			c.laddr = tcpAddr(sa)
+		}
+	}
+	return c.laddr
+}
+
+// RemoteAddr returns the address dialed.
+func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+
+// opError wraps err as the net package does, so callers classify both
+// engines' errors alike.
+func (c *Conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Addr: c.raddr, Err: err}
+}
+
+// tcpAddr converts a socket address.
+func tcpAddr(sa unix.Sockaddr) *net.TCPAddr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
+	case *unix.SockaddrInet6:
+		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
+	}
+	return &net.TCPAddr{}
+}

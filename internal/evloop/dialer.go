@@ -1,0 +1,140 @@
+//go:build linux
+
+package evloop
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dialer opens Conns on the task carried by the dial's context (WithTask).
+// The zero value dials with no timeout and the kernel's buffer sizes.
+type Dialer struct {
+	Timeout   time.Duration // connect limit; 0 = none
+	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
+	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+}
+
+// ErrNoTask is returned by DialContext when the context carries no task.
+var ErrNoTask = errors.New("evloop: dial outside a task")
+
+// DialContext connects to address, an IP literal and port ("127.0.0.1:80",
+// "[::1]:80"; network must be "tcp"), parking the task while the connection
+// is made. The socket has TCP_NODELAY set, as the net package does.
+func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	t := FromContext(ctx)
+	if t == nil {
+		return nil, ErrNoTask
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || network != "tcp" {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("evloop: want tcp and an IP:port, got " + address)}
+	}
+	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	raddr := net.TCPAddrFromAddrPort(ap)
+	if t.Interrupted() {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: context.Canceled}
+	}
+	c, err := d.socket(t, ap)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
+	}
+	c.raddr = raddr
+	if err := d.connect(c, ap); err != nil {
+		_ = c.Close()
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
+	}
+	return c, nil
+}
+
+// socket makes the task's new non-blocking socket and registers it.
+func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
+	family := unix.AF_INET
+	if ap.Addr().Is6() {
+		family = unix.AF_INET6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	if t.conn != nil {
+		_ = t.conn.Close() // a task holds one connection; its owner dropped the last one
+	}
+	t.gen++
+	c := &Conn{t: t, fd: fd, gen: t.gen}
+	t.conn = c
+	if err := d.options(c); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: t.slot, Pad: int32(c.gen)}
+	if err := unix.EpollCtl(t.loop.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		_ = c.Close()
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	return c, nil
+}
+
+// options sets TCP_NODELAY, the buffer sizes and the local address.
+func (d *Dialer) options(c *Conn) error {
+	if err := unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+		return os.NewSyscallError("setsockopt", err)
+	}
+	if d.SockBuf > 0 {
+		for _, opt := range []int{unix.SO_SNDBUF, unix.SO_RCVBUF} {
+			if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, opt, d.SockBuf); err != nil {
+				return os.NewSyscallError("setsockopt", err)
+			}
+		}
+	}
+	if d.LocalAddr == nil {
+		return nil
+	}
+	if err := unix.Bind(c.fd, sockaddr(d.LocalAddr.AddrPort())); err != nil {
+		return os.NewSyscallError("bind", err)
+	}
+	return nil
+}
+
+// connect starts the connection and parks until it is made, fails, times
+// out or the loop is interrupted.
+func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
+	err := unix.Connect(c.fd, sockaddr(ap))
+	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
+		return os.NewSyscallError("connect", err)
+	}
+	if err != nil {
+		if d.Timeout > 0 {
+			_ = c.SetDeadline(time.Now().Add(d.Timeout))
+		}
+		if !c.t.park(waitWrite) {
+			if c.t.Interrupted() {
+				return context.Canceled
+			}
+			return os.ErrDeadlineExceeded
+		}
+		_ = c.SetDeadline(time.Time{})
+		if soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
+			return os.NewSyscallError("getsockopt", err)
+		} else if soerr != 0 {
+			return os.NewSyscallError("connect", unix.Errno(soerr))
+		}
+	}
+	c.readable = false
+	return c.watch(unix.EPOLLIN)
+}
+
+// sockaddr converts an address for the unix package.
+func sockaddr(ap netip.AddrPort) unix.Sockaddr {
+	a := ap.Addr()
+	if a.Is4() || a.Is4In6() {
+		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: a.Unmap().As4()}
+	}
+	return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: a.As16()}
+}

@@ -1,0 +1,218 @@
+//go:build linux
+
+package evloop
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// echo starts a loopback server that answers each line with the same
+// line, and returns its address.
+func echo(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(line); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// runTasks runs fn as n tasks of one loop and waits for them.
+func runTasks(t *testing.T, n int, fn func(t *Task)) *Loop {
+	t.Helper()
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for range n {
+		l.Go(fn)
+	}
+	l.Run()
+	return l
+}
+
+func TestTasksExchangeOverOneLoop(t *testing.T) {
+	addr := echo(t)
+	const tasks, rounds = 20, 50
+	got := make(chan int, tasks)
+	runTasks(t, tasks, func(tk *Task) {
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 64)
+		ok := 0
+		for range rounds {
+			if _, err := c.Write([]byte("ping\n")); err != nil {
+				t.Error(err)
+				return
+			}
+			n, err := io.ReadFull(c, buf[:5])
+			if err != nil || string(buf[:n]) != "ping\n" {
+				t.Errorf("read %q, %v", buf[:n], err)
+				return
+			}
+			ok++
+		}
+		got <- ok
+	})
+	close(got)
+	total := 0
+	for n := range got {
+		total += n
+	}
+	if total != tasks*rounds {
+		t.Fatalf("%d exchanges, want %d", total, tasks*rounds)
+	}
+}
+
+func TestReadTimesOutAtDeadline(t *testing.T) {
+	addr := echo(t)
+	var err error
+	var waited time.Duration
+	runTasks(t, 1, func(tk *Task) {
+		var d Dialer
+		c, derr := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		if derr != nil {
+			err = derr
+			return
+		}
+		defer c.Close()
+		start := time.Now()
+		_ = c.SetDeadline(start.Add(30 * time.Millisecond))
+		_, err = c.Read(make([]byte, 8)) // the server says nothing
+		waited = time.Since(start)
+	})
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if waited < 30*time.Millisecond {
+		t.Fatalf("timed out after %v, before the 30ms deadline", waited)
+	}
+}
+
+func TestInterruptEndsEveryWait(t *testing.T) {
+	addr := echo(t)
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	errs := make(chan error, 2)
+	l.Go(func(tk *Task) { // parked in Read with no deadline
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer c.Close()
+		_, err = c.Read(make([]byte, 8))
+		errs <- err
+	})
+	l.Go(func(tk *Task) { // asleep for an hour
+		tk.Sleep(time.Hour)
+		errs <- nil
+	})
+	time.AfterFunc(20*time.Millisecond, l.Interrupt)
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after Interrupt")
+	}
+	if err := <-errs; err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("interrupted read: %v", err)
+	}
+}
+
+func TestDialRefusedLooksLikeNet(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	var derr error
+	runTasks(t, 1, func(tk *Task) {
+		var d Dialer
+		_, derr = d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+	})
+	var op *net.OpError
+	if !errors.As(derr, &op) || op.Op != "dial" || !errors.Is(derr, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %#v, want a dial OpError wrapping ECONNREFUSED", derr)
+	}
+}
+
+func TestDialNeedsATask(t *testing.T) {
+	var d Dialer
+	if _, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:1"); !errors.Is(err, ErrNoTask) {
+		t.Fatalf("err = %v, want ErrNoTask", err)
+	}
+}
+
+func TestPeerCloseReadsEOF(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			_, _ = c.Write([]byte("bye"))
+			_ = c.Close()
+		}
+	}()
+	var got []byte
+	var rerr error
+	runTasks(t, 1, func(tk *Task) {
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", ln.Addr().String())
+		if err != nil {
+			rerr = err
+			return
+		}
+		defer c.Close()
+		got, rerr = io.ReadAll(c)
+	})
+	if rerr != nil || string(got) != "bye" {
+		t.Fatalf("read %q, %v; want \"bye\" then EOF", got, rerr)
+	}
+}

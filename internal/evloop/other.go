@@ -1,0 +1,45 @@
+//go:build !linux
+
+package evloop
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+)
+
+// errUnsupported is why New fails off Linux: gb then runs goroutines.
+var errUnsupported = errors.New("evloop: needs Linux (epoll)")
+
+// ErrNoTask is returned by DialContext when the context carries no task.
+var ErrNoTask = errors.New("evloop: dial outside a task")
+
+// Loop is unavailable off Linux; New always fails.
+type Loop struct{}
+
+// Task is unavailable off Linux.
+type Task struct{}
+
+// Dialer is unavailable off Linux.
+type Dialer struct {
+	Timeout   time.Duration
+	LocalAddr *net.TCPAddr
+	SockBuf   int
+}
+
+// New fails off Linux.
+func New() (*Loop, error) { return nil, errUnsupported }
+
+// Available returns why loops cannot run here.
+func Available() error { return errUnsupported }
+
+func (l *Loop) Go(fn func(t *Task)) *Task { return &Task{} }
+func (l *Loop) Run()                      {}
+func (l *Loop) Close()                    {}
+func (l *Loop) Interrupt()                {}
+func (t *Task) Sleep(d time.Duration)     {}
+
+func (d *Dialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	return nil, errUnsupported
+}
