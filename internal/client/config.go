@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h1"
 )
 
@@ -38,6 +40,11 @@ type Config struct {
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
 	Pipeline int // requests per batch with load's Pipeline; 0 or 1 = none
+
+	// Dialer, when set, opens every connection instead of a net.Dialer
+	// built from the fields above (the event-loop engine sets an
+	// evloop.Dialer). nil = net.Dialer with Timeout, LocalAddr and SockBuf.
+	Dialer ContextDialer
 
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
@@ -82,6 +89,11 @@ func (c *Config) control() func(network, address string, rc syscall.RawConn) err
 		}
 		return serr
 	}
+}
+
+// ContextDialer opens connections; *net.Dialer is one.
+type ContextDialer interface {
+	DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // TLSInfo describes the first TLS session of a run, for ab's report lines.
@@ -158,4 +170,26 @@ func tlsVersionName(v uint16) string {
 		return "TLSv1.3"
 	}
 	return tls.VersionName(v)
+}
+
+// UseLoops makes every connection an evloop.Conn, dialed on the task that
+// the dial's context carries (load's event-loop engine). It ignores
+// ConnectTimeout's finer phases: connect timeouts apply, the other phase
+// limits need the goroutine engine.
+func (c *Config) UseLoops() {
+	local, _ := c.LocalAddr.(*net.TCPAddr)
+	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+}
+
+// LoopUnfit returns why the event-loop engine cannot run this
+// configuration ("" when it can): TLS and the per-phase read deadlines stay
+// on the goroutine engine.
+func (c *Config) LoopUnfit() string {
+	switch {
+	case c.TLS != nil:
+		return "https"
+	case c.phased():
+		return "--first-byte-timeout, --header-timeout or --idle-timeout"
+	}
+	return ""
 }

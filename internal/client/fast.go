@@ -19,7 +19,7 @@ import (
 type Fast struct {
 	cfg     *Config
 	ctx     context.Context
-	dialer  net.Dialer
+	dialer  ContextDialer
 	nc      net.Conn
 	rd      *h1.Reader
 	resp    h1.Response
@@ -41,7 +41,10 @@ type connRef struct{ nc net.Conn }
 // when the run stops. The connection is opened by the first Do.
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
-	f.dialer = net.Dialer{Timeout: cfg.connectTimeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
+	f.dialer = cfg.Dialer
+	if f.dialer == nil {
+		f.dialer = &net.Dialer{Timeout: cfg.connectTimeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
+	}
 	f.idle.f = f
 	return f
 }

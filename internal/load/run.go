@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/stats"
 )
@@ -41,6 +42,12 @@ type Config struct {
 	// (ab's -v 3 and 4). It must be safe for concurrent use; it costs the
 	// hot path its speed, so set it only when asked.
 	Observe func(x *Exchange, o stats.Outcome)
+	// Loops, when above 0, runs the workers as tasks of this many event
+	// loops (package evloop) instead of one goroutine each; NewConn then
+	// gets a context carrying the worker's task (evloop.FromContext) and its
+	// Conn must do I/O only through it. Not with Pacer or KeepOpen.
+	// 0 = a goroutine per worker.
+	Loops int
 }
 
 // ErrNoBound is returned by New for a run with neither a request budget
@@ -58,6 +65,7 @@ type Run struct {
 	cause    atomic.Pointer[stopCause]
 	opened   atomic.Int64 // workers that got past connecting, for the connect-failure abort
 	connFail atomic.Int64
+	loops    []*evloop.Loop
 	mu       sync.Mutex // guards workers and cancel against a concurrent Stop
 	cancel   context.CancelFunc
 	stopCh   chan struct{}
@@ -70,7 +78,9 @@ type stopCause struct {
 	at     time.Time
 }
 
-// New validates cfg and prepares a run.
+// New validates cfg and prepares a run. With Config.Loops it also makes
+// the event loops (Run closes them), and returns the error that prevents
+// one: the caller may then fall back to goroutines.
 func New(cfg Config) (*Run, error) {
 	if cfg.Requests <= 0 && cfg.Duration <= 0 {
 		return nil, ErrNoBound
@@ -81,11 +91,18 @@ func New(cfg Config) (*Run, error) {
 	if cfg.Pipeline > 1 && cfg.Pacer != nil {
 		return nil, errors.New("load: pipelining is closed-loop only")
 	}
+	if cfg.Loops > 0 && (cfg.Pacer != nil || cfg.KeepOpen) {
+		return nil, errors.New("load: the event loops neither pace nor keep connections open")
+	}
 	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if cfg.MaxConnectFailures <= 0 {
 		cfg.MaxConnectFailures = 10
 	}
-	return &Run{cfg: cfg, stopCh: make(chan struct{})}, nil
+	loops, err := newLoops(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{cfg: cfg, loops: loops, stopCh: make(chan struct{})}, nil
 }
 
 // Done returns how many requests have ended so far. Safe for concurrent use
@@ -115,6 +132,9 @@ func (r *Run) Stop(reason string, err error) {
 	for _, w := range r.workers {
 		w.conn.Interrupt()
 	}
+	for _, l := range r.loops {
+		l.Interrupt()
+	}
 }
 
 // Run drives the workers until the run ends and returns the merged
@@ -129,9 +149,17 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		hint = int(r.cfg.Requests/int64(r.cfg.Concurrency)) + 1
 	}
 	workers := make([]*worker, r.cfg.Concurrency)
+	loops := r.loops
 	for i := range workers {
 		rec := stats.NewRecorder(r.shards[i%len(r.shards)], r.cfg.Pacer != nil, r.cfg.KeepSamples, hint)
-		workers[i] = &worker{run: r, rec: rec, conn: r.cfg.NewConn(ctx)}
+		w := &worker{run: r, rec: rec}
+		wctx := ctx
+		if len(loops) > 0 {
+			w.task = loops[i%len(loops)].Go(func(*evloop.Task) { w.loop() })
+			wctx = evloop.WithTask(ctx, w.task)
+		}
+		w.conn = r.cfg.NewConn(wctx)
+		workers[i] = w
 	}
 	r.mu.Lock()
 	r.workers, r.cancel = workers, cancel
@@ -148,8 +176,14 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		defer t.Stop()
 	}
 	var wg sync.WaitGroup
-	for _, w := range r.workers {
-		wg.Go(w.loop)
+	if len(loops) > 0 {
+		for _, l := range loops {
+			wg.Go(l.Run)
+		}
+	} else {
+		for _, w := range r.workers {
+			wg.Go(w.loop)
+		}
 	}
 	if r.cfg.Progress != nil {
 		done := make(chan struct{})
@@ -157,7 +191,27 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		r.progress(done)
 	}
 	wg.Wait()
+	for _, l := range loops {
+		l.Close()
+	}
 	return r.result(base)
+}
+
+// newLoops makes a run's event loops: Loops of them, never more than
+// there are workers. None when Loops is 0.
+func newLoops(cfg *Config) ([]*evloop.Loop, error) {
+	loops := make([]*evloop.Loop, 0, min(cfg.Loops, cfg.Concurrency))
+	for range cap(loops) {
+		l, err := evloop.New()
+		if err != nil {
+			for _, l := range loops {
+				l.Close()
+			}
+			return nil, err
+		}
+		loops = append(loops, l)
+	}
+	return loops, nil
 }
 
 // progress calls cfg.Progress on a ticker until done is closed.

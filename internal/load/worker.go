@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/stats"
 )
 
@@ -15,6 +16,7 @@ import (
 // stopped, and rec.Done at any time.
 type worker struct {
 	run        *Run
+	task       *evloop.Task // the event-loop task running this worker; nil = its own goroutine
 	conn       Conn
 	rec        *stats.Recorder
 	dispatched int64
@@ -185,6 +187,10 @@ func (w *worker) connectFailed(x *Exchange) {
 		w.backoff = 0 // an established server refusing now and then: retry soon
 	}
 	w.backoff = min(max(2*w.backoff, 10*time.Millisecond), time.Second)
+	if w.task != nil {
+		w.task.Sleep(w.backoff)
+		return
+	}
 	t := time.NewTimer(w.backoff)
 	select {
 	case <-t.C:

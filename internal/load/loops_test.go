@@ -1,0 +1,82 @@
+//go:build linux
+
+package load
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/evloop"
+	"github.com/gb-bench/gb/internal/pace"
+	"github.com/gb-bench/gb/internal/stats"
+)
+
+func TestLoopsSpendTheExactBudget(t *testing.T) {
+	for _, loops := range []int{1, 2, 5} {
+		var calls, tasks atomic.Int64
+		mk := newFake(&calls, fakeConn{outcome: stats.OK})
+		res := mustRun(t, Config{Concurrency: 7, Requests: 1001, Loops: loops,
+			NewConn: func(ctx context.Context) Conn {
+				if evloop.FromContext(ctx) != nil {
+					tasks.Add(1)
+				}
+				return mk(ctx)
+			}}, context.Background())
+		if calls.Load() != 1001 || res.Complete() != 1001 || res.StoppedBy != stats.StopCount {
+			t.Errorf("loops=%d: calls %d complete %d stopped by %q", loops, calls.Load(), res.Complete(), res.StoppedBy)
+		}
+		if tasks.Load() != 7 {
+			t.Errorf("loops=%d: %d of 7 conns got a task in their context", loops, tasks.Load())
+		}
+	}
+}
+
+func TestLoopsBackOffAndGiveUpWhenNothingConnects(t *testing.T) {
+	var calls atomic.Int64
+	res := mustRun(t, Config{Concurrency: 2, Requests: 1000, Loops: 1,
+		NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})}, context.Background())
+	if res.StoppedBy != stats.StopError || res.StopError == "" {
+		t.Errorf("stopped by %q (%q)", res.StoppedBy, res.StopError)
+	}
+	if n := calls.Load(); n > 12 {
+		t.Errorf("%d connect attempts: the abort should come after about 10", n)
+	}
+}
+
+func TestLoopsStopAtTimeLimitWhileBackingOff(t *testing.T) {
+	var calls atomic.Int64
+	done := make(chan *stats.Result)
+	go func() {
+		r, err := New(Config{Concurrency: 1, Duration: 100 * time.Millisecond, Loops: 1, MaxConnectFailures: 1 << 30,
+			NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})})
+		if err != nil {
+			t.Error(err)
+			close(done)
+			return
+		}
+		done <- r.Run(context.Background(), stats.Result{})
+	}()
+	select {
+	case res := <-done:
+		if res != nil && res.StoppedBy != stats.StopTime {
+			t.Errorf("stopped by %q, want time", res.StoppedBy)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a task sleeping in its connect back-off did not end at the time limit")
+	}
+}
+
+func TestLoopsRefusePacingAndKeepOpen(t *testing.T) {
+	var calls atomic.Int64
+	for _, cfg := range []Config{
+		{Requests: 10, Loops: 1, Pacer: pace.Constant{Freq: 10, Per: time.Second}},
+		{Requests: 10, Loops: 1, KeepOpen: true},
+	} {
+		cfg.NewConn = newFake(&calls, fakeConn{})
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) accepted a configuration the loops cannot run", cfg)
+		}
+	}
+}
