@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ type plan struct {
 	target  *target
 	client  *client.Config
 	load    load.Config
+	engine  string    // engineLoop or engineGoroutine, set by chooseEngine
 	stderr  io.Writer // warnings during the run (--profile); nil = os.Stderr
 }
 
@@ -47,6 +49,9 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		return fail(stderr, usagef(true, "wrong number of arguments"))
 	}
 	p, err := prepare(&o, rest[0], args)
+	if err == nil {
+		err = p.chooseEngine()
+	}
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -223,7 +228,7 @@ func resolve(host string) (string, error) {
 
 // execute runs the plan and prints and writes its results.
 func (p *plan) execute(stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	runtime.GOMAXPROCS(p.cpus())
+	runtime.GOMAXPROCS(p.procs())
 	if p.o.jsonFile == "-" {
 		stdout = stderr // stdout carries the JSON result alone
 	}
@@ -295,6 +300,7 @@ func (p *plan) runLoad(sig <-chan os.Signal) (*stats.Result, error) {
 	before := readSelf()
 	res := run.Run(ctx, p.base())
 	res.Client = selfCost(before, readSelf())
+	res.Client.Engine = cmp.Or(p.engine, engineGoroutine)
 	stopProfile(capture, res)
 	return res, nil
 }

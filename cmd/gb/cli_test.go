@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,6 +47,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-f", "SSL3", "https://127.0.0.1:1/"}, 22, "gb: -f SSL3: Go does not speak SSL 2 or 3"},
 		{[]string{"-Z", "RC4-MD5", "https://127.0.0.1:1/"}, 22, `gb: -Z: unknown cipher suite "RC4-MD5"`},
 		{[]string{"http://nx.invalid/"}, 1, `gb: cannot resolve host "nx.invalid"`},
+		{[]string{"--engine=fast", "http://127.0.0.1:1/"}, 22, `gb: invalid value "fast" for --engine: want auto, loop or goroutine`},
+		{[]string{"--engine=loop", "https://127.0.0.1:1/"}, 22, "gb: --engine=loop cannot run https; use --engine=goroutine"},
+		{[]string{"--engine=loop", "-R", "10", "-n", "10", "http://127.0.0.1:1/"}, 22, "gb: --engine=loop cannot run -R; use --engine=goroutine"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := gb(t, tc.args...)
@@ -56,7 +60,7 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(first, tc.msg) {
 				t.Errorf("first stderr line %q, want it to contain %q", first, tc.msg)
 			}
-			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
+			if stackTrace.MatchString(r.stderr) || strings.Contains(r.stderr, "panic:") {
 				t.Errorf("stack trace on stderr:\n%s", r.stderr)
 			}
 			if r.stdout != "" {
@@ -65,6 +69,9 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// stackTrace matches a goroutine dump's header line ("goroutine 1 [running]:").
+var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
 
 // TestClusteredFlagsAndHeaders checks ab's getopt forms: clusters,
 // attached values, repeated -H with commas and colons kept whole.

@@ -240,28 +240,56 @@ func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
 	}
 }
 
+// TestFaults runs every fault case on both engines: the default (the event
+// loops wherever they can run the case) and --engine=goroutine.
 func TestFaults(t *testing.T) {
-	for _, fc := range faultCases() {
-		t.Run(fc.name, func(t *testing.T) {
-			t.Parallel()
-			srv := startServer(t, testserver.Options{})
-			js := filepath.Join(t.TempDir(), "r.json")
-			start := time.Now()
-			r := gb(t, append(fc.args, "-q", "--json", js, srv.FaultURL()+fc.path)...)
-			if took := time.Since(start); took > fc.limit {
-				t.Errorf("run took %v, limit %v", took, fc.limit)
-			}
-			if r.code != fc.code {
-				t.Fatalf("exit %d, want %d\n%s", r.code, fc.code, r.stderr)
-			}
-			res := readResult(t, js)
-			for _, err := range res.Check() {
-				t.Errorf("invariant: %v", err)
-			}
-			if strings.Contains(r.stderr, "BUG") || strings.Contains(r.stderr, "panic") {
-				t.Errorf("stderr: %s", r.stderr)
-			}
-			fc.check(t, res, srv.Ledger())
-		})
+	for _, engine := range []string{"auto", engineGoroutine} {
+		for _, fc := range faultCases() {
+			t.Run(engine+"/"+fc.name, func(t *testing.T) {
+				t.Parallel()
+				runFault(t, fc, engine)
+			})
+		}
 	}
+}
+
+// runFault runs one fault case with --engine=engine and checks it.
+func runFault(t *testing.T, fc faultCase, engine string) {
+	srv := startServer(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	r := gb(t, append(fc.args, "--engine="+engine, "-q", "--json", js, srv.FaultURL()+fc.path)...)
+	if took := time.Since(start); took > fc.limit {
+		t.Errorf("run took %v, limit %v", took, fc.limit)
+	}
+	if r.code != fc.code {
+		t.Fatalf("exit %d, want %d\n%s", r.code, fc.code, r.stderr)
+	}
+	res := readResult(t, js)
+	for _, err := range res.Check() {
+		t.Errorf("invariant: %v", err)
+	}
+	if strings.Contains(r.stderr, "BUG") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+	if wantEngine := expectedEngine(fc.args, engine); res.Client.Engine != wantEngine {
+		t.Errorf("engine %q, want %q", res.Client.Engine, wantEngine)
+	}
+	fc.check(t, res, srv.Ledger())
+}
+
+// expectedEngine is the engine gb should pick for args under --engine=e:
+// auto means the event loops unless the run paces (-R) or sets a per-phase
+// read timeout.
+func expectedEngine(args []string, e string) string {
+	if e != "auto" {
+		return e
+	}
+	for _, a := range args {
+		switch strings.SplitN(a, "=", 2)[0] {
+		case "-R", "--rate", "--first-byte-timeout", "--header-timeout", "--idle-timeout":
+			return engineGoroutine
+		}
+	}
+	return engineLoop
 }

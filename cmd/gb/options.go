@@ -54,6 +54,7 @@ type options struct {
 	jsonFile       string        // --json
 	rate           pace.Constant // -R/--rate; zero = closed loop
 	pipeline       int           // --pipeline; 0 = none
+	engine         string        // --engine: "auto" (or ""), "loop" or "goroutine"
 
 	connectTimeout   time.Duration // --connect-timeout; 0 = -s
 	firstByteTimeout time.Duration // --first-byte-timeout; 0 = only -s
@@ -143,6 +144,14 @@ var abSpecs = []flagSpec{
 		o.pipeline, err = parsePositive(v)
 		o.keepAlive = true
 		return err
+	}},
+	{0, "engine", "name", "How connections are driven: loop (event loops over epoll),\ngoroutine (one per connection) or auto (default: loop for plain\nHTTP/1.1 without -R or phase timeouts)", func(o *options, v string) error {
+		switch v {
+		case "auto", "loop", "goroutine":
+			o.engine = v
+			return nil
+		}
+		return errors.New("want auto, loop or goroutine")
 	}},
 	{0, "connect-timeout", "seconds", "Deadline to connect (and handshake); default -s", durationFlag(func(o *options) *time.Duration { return &o.connectTimeout })},
 	{0, "first-byte-timeout", "seconds", "Deadline from the request written to the first response byte", durationFlag(func(o *options) *time.Duration { return &o.firstByteTimeout })},

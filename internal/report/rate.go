@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -31,8 +32,8 @@ func achieved(r *stats.Result) float64 {
 // clientCost describes what gb itself spent during the run.
 func clientCost(r *stats.Result) string {
 	cl := &r.Client
-	s := fmt.Sprintf("cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
-		cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
+	s := fmt.Sprintf("engine=%s cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
+		cmp.Or(cl.Engine, "goroutine"), cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
 	if cl.MaxRSS > 0 {
 		s += fmt.Sprintf(" rss=%.1fMiB (%.1fKiB per connection)", float64(cl.MaxRSS)/(1<<20),
 			float64(cl.MaxRSS)/1024/float64(max(r.Target.Concurrency, 1)))

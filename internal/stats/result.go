@@ -89,6 +89,7 @@ type Client struct {
 	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
 	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
 	MaxRSS     int64         `json:"max_rss_bytes"`    // peak resident memory of the gb process
+	Engine     string        `json:"engine,omitempty"` // how connections were driven: "loop" or "goroutine"
 }
 
 // Counts are the run's request and byte counters.

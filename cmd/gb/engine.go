@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/gb-bench/gb/internal/evloop"
+)
+
+// The engines (README "Which engine runs when").
+const (
+	engineLoop      = "loop"      // one event loop per gb core over epoll (package evloop)
+	engineGoroutine = "goroutine" // one goroutine per connection over Go's netpoller
+)
+
+// chooseEngine sets how the run drives its connections: --engine when
+// given, else the event loops whenever they can run this benchmark (plain
+// HTTP/1.1, closed loop, no per-phase timeouts, Linux), else goroutines.
+func (p *plan) chooseEngine() error {
+	unfit := p.loopUnfit()
+	switch {
+	case p.o.engine == engineGoroutine, p.o.engine != engineLoop && unfit != "":
+		p.engine = engineGoroutine
+		return nil
+	case unfit != "":
+		return usagef(false, "--engine=loop cannot run %s; use --engine=goroutine", unfit)
+	}
+	p.engine = engineLoop
+	p.load.Loops = p.cpus()
+	p.client.UseLoops()
+	return nil
+}
+
+// loopUnfit returns why the event loops cannot run this plan, or "".
+func (p *plan) loopUnfit() string {
+	if why := p.client.LoopUnfit(); why != "" {
+		return why
+	}
+	if p.load.Pacer != nil {
+		return "-R"
+	}
+	if err := evloop.Available(); err != nil {
+		return "on this system (" + err.Error() + ")"
+	}
+	return ""
+}
+
+// procs is gb's GOMAXPROCS: cpus, plus one with the event loops, whose
+// goroutines block in epoll_wait. The spare P keeps the runtime from
+// handing a loop's P to another thread while it waits (sysmon retakes a P
+// from a syscall only when no P is idle), which would cost a thread wake-up
+// and a runtime netpoll per wait.
+func (p *plan) procs() int {
+	if p.engine == engineLoop {
+		return p.cpus() + 1
+	}
+	return p.cpus()
+}
