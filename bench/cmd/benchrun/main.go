@@ -40,7 +40,8 @@ type options struct {
 	targets map[string]bool
 	tools   map[string]bool
 	gbCPUs  []int
-	depth   int // 0: no pipelined table
+	engines []string // extra gb rows with --engine=E
+	depth   int      // 0: no pipelined table
 	wrkDur  time.Duration
 	pause   time.Duration
 	timeout time.Duration
@@ -56,13 +57,14 @@ func main() {
 
 func run() int {
 	var o options
-	var conc, targets, tools, gbCPUs string
+	var conc, targets, tools, gbCPUs, engines string
 	flag.IntVar(&o.reps, "reps", 5, "repetitions of each (target, concurrency) cell, tools interleaved")
 	flag.IntVar(&o.n, "n", 100000, "requests per run (wrk runs for -d instead)")
 	flag.IntVar(&o.pn, "pn", 0, "requests per pipelined run (default -n)")
 	flag.StringVar(&conc, "c", "50,1000", "concurrencies (connections)")
 	flag.StringVar(&targets, "targets", "nginx-10k,nginx-6b,hello", "targets")
 	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey", "tools")
+	flag.StringVar(&engines, "engines", "goroutine", "extra gb rows with --engine=E (comma-separated; empty: none)")
 	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (a value equal to gb's loopback default, half the cores, is the default row)")
 	flag.IntVar(&o.depth, "pipeline", 16, "pipelining depth of the pipelined table (0: no pipelined table)")
 	flag.DurationVar(&o.wrkDur, "d", 0, "wrk's duration (default: -n / 100k per second, at least 1s)")
@@ -81,6 +83,9 @@ func run() int {
 	if o.conc, err = ints(conc); err != nil || len(o.conc) == 0 {
 		fmt.Fprintf(os.Stderr, "benchrun: -c %q: want numbers like 50,1000\n", conc)
 		return 2
+	}
+	if engines != "" {
+		o.engines = strings.Split(engines, ",")
 	}
 	if o.gbCPUs, err = ints(gbCPUs); err != nil {
 		fmt.Fprintf(os.Stderr, "benchrun: -G %q: want numbers like 1,2\n", gbCPUs)
@@ -232,9 +237,9 @@ func bench(ctx context.Context, o options) error {
 	}
 
 	p := plan{wrkDuration: o.wrkDur, depth: o.depth, lua: filepath.Join(root, "bench", "pipeline.lua")}
-	modes := []mode{{name: "keep-alive", tools: keepAliveTools(p, bins, extraCPUs(o.gbCPUs)), n: o.n}}
+	modes := []mode{{name: "keep-alive", tools: keepAliveTools(p, bins, extraCPUs(o.gbCPUs), o.engines), n: o.n}}
 	if o.depth > 0 {
-		modes = append(modes, mode{name: "pipelined", tools: pipelinedTools(p, bins, gbPipelines), n: o.pn})
+		modes = append(modes, mode{name: "pipelined", tools: pipelinedTools(p, bins, gbPipelines, o.engines), n: o.pn})
 	}
 	total := 0
 	for _, m := range modes {

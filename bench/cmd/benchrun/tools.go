@@ -38,12 +38,19 @@ func (p plan) wrkSeconds() string {
 }
 
 // keepAliveTools are the rows of the keep-alive (no pipelining) table, in
-// run order. gbCPUs adds a `gb -G N` row for each N.
-func keepAliveTools(p plan, bins map[string]string, gbCPUs []int) []tool {
+// run order. gbCPUs adds a `gb -G N` row for each N, engines a
+// `gb --engine=E` row for each E.
+func keepAliveTools(p plan, bins map[string]string, gbCPUs []int, engines []string) []tool {
 	var ts []tool
 	if b := bins["gb"]; b != "" {
 		ts = append(ts, tool{key: "gb", name: "gb", bin: b, parse: parseAB,
 			args: func(u string, c, n int) []string { return []string{"-k", "-c", itoa(c), "-n", itoa(n), "-q", u} }})
+		for _, e := range engines {
+			ts = append(ts, tool{key: "gb", name: "gb --engine=" + e, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string {
+					return []string{"--engine=" + e, "-k", "-c", itoa(c), "-n", itoa(n), "-q", u}
+				}})
+		}
 		for _, g := range gbCPUs {
 			g := g
 			ts = append(ts, tool{key: "gb", name: "gb -G " + itoa(g), bin: b, parse: parseAB,
@@ -72,8 +79,9 @@ func keepAliveTools(p plan, bins map[string]string, gbCPUs []int) []tool {
 }
 
 // pipelinedTools are the rows of the pipelined table: gb --pipeline (when
-// gb accepts the flag), wrk with bench/pipeline.lua, and h2load -m.
-func pipelinedTools(p plan, bins map[string]string, gbPipelines bool) []tool {
+// gb accepts the flag; once more with each of engines), wrk with
+// bench/pipeline.lua, and h2load -m.
+func pipelinedTools(p plan, bins map[string]string, gbPipelines bool, engines []string) []tool {
 	d := itoa(p.depth)
 	var ts []tool
 	if b := bins["gb"]; b != "" && gbPipelines {
@@ -81,6 +89,12 @@ func pipelinedTools(p plan, bins map[string]string, gbPipelines bool) []tool {
 			args: func(u string, c, n int) []string {
 				return []string{"--pipeline", d, "-k", "-c", itoa(c), "-n", itoa(n), "-q", u}
 			}})
+		for _, e := range engines {
+			ts = append(ts, tool{key: "gb", name: "gb --pipeline " + d + " --engine=" + e, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string {
+					return []string{"--engine=" + e, "--pipeline", d, "-k", "-c", itoa(c), "-n", itoa(n), "-q", u}
+				}})
+		}
 	}
 	if b := bins["wrk"]; b != "" {
 		ts = append(ts, tool{key: "wrk", name: "wrk pipeline.lua " + d, bin: b, parse: parseWrk, timed: true,
