@@ -301,6 +301,9 @@ func (p *plan) runLoad(sig <-chan os.Signal) (*stats.Result, error) {
 	res := run.Run(ctx, p.base())
 	res.Client = selfCost(before, readSelf())
 	res.Client.Engine = cmp.Or(p.engine, engineGoroutine)
+	if p.engine == engineLoop {
+		res.Client.MaxProcs = p.cpus() // the loops; the spare P only runs gb's housekeeping
+	}
 	stopProfile(capture, res)
 	return res, nil
 }

@@ -84,7 +84,7 @@ type Server struct {
 // the client, not the server, was the limit.
 type Client struct {
 	CPU        time.Duration `json:"cpu_ns"`           // user+system CPU time of the gb process during the run
-	MaxProcs   int           `json:"gomaxprocs"`       // cores gb could use
+	MaxProcs   int           `json:"gomaxprocs"`       // cores gb could use for load: GOMAXPROCS, or the event loops
 	GCCycles   int64         `json:"gc_cycles"`        // garbage collections during the run
 	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
 	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
