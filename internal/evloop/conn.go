@@ -142,15 +142,16 @@ func (c *Conn) Close() error {
 
 // SetDeadline sets the time after which Read and Write fail with a timeout
 // (os.ErrDeadlineExceeded); the zero Time means none. A deadline already
-// past takes effect at once, even on a task parked in another call; a
-// future one is checked by the loop every Scan.
+// past takes effect at once, even on a task parked in another call, and
+// may be set from any goroutine; a future one (ending up to a millisecond
+// late) only from the task.
 func (c *Conn) SetDeadline(t time.Time) error {
 	if t.IsZero() {
 		c.deadline.Store(0)
 		c.past.Store(false)
 		return nil
 	}
-	d := max(int64(t.Sub(epoch)), 1)
+	d := max(sinceEpoch(t), 1)
 	c.deadline.Store(d)
 	if time.Until(t) <= 0 {
 		c.past.Store(true)
@@ -158,6 +159,7 @@ func (c *Conn) SetDeadline(t time.Time) error {
 		return nil
 	}
 	c.past.Store(false)
+	c.t.loop.noteDue(d)
 	return nil
 }
 
@@ -167,14 +169,17 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
 // SetWriteDeadline sets the one deadline (see SetDeadline).
 func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
 
-// pastDeadline reports whether the deadline has passed at now.
-func (c *Conn) pastDeadline(now time.Time) bool {
+// due returns the deadline in nanoseconds since epoch: 1 when it is known
+// to have passed, 0 when there is none.
+func (c *Conn) due() int64 {
 	if c.past.Load() {
-		return true
+		return 1
 	}
-	d := c.deadline.Load()
-	return d != 0 && int64(now.Sub(epoch)) >= d
+	return c.deadline.Load()
 }
+
+// sinceEpoch converts t to nanoseconds since epoch (monotonic).
+func sinceEpoch(t time.Time) int64 { return int64(t.Sub(epoch)) }
 
 // LocalAddr returns the socket's local address.
 func (c *Conn) LocalAddr() net.Addr {

@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Scan is how often a loop checks deadlines and sleeping tasks: a timeout
-// or a Sleep ends up to Scan late.
-const Scan = 5 * time.Millisecond
+// maxWait bounds one epoll_wait when no deadline is near, so a loop looks
+// at its tasks at least this often whatever happens.
+const maxWait = time.Second
 
 // Loop owns an epoll instance and the tasks it drives. Go, Run and the
 // tasks themselves run on the goroutine that calls Run; only Interrupt may
@@ -26,7 +26,12 @@ type Loop struct {
 	events   []unix.EpollEvent
 	stopping atomic.Bool
 	woken    atomic.Bool // a wake is pending in wakefd
-	nextScan time.Time
+	// soonest is the earliest time, in nanoseconds since epoch, at which a
+	// parked task's deadline or sleep may run out: the loop scans its tasks
+	// then, not before (0 = nothing pending). Scans lower it to the true
+	// minimum; SetDeadline and Sleep lower it as they go.
+	soonest  int64
+	lastScan int64 // when the last scan ran, in nanoseconds since epoch
 }
 
 // wakeSlot marks the eventfd's epoll events.
@@ -99,7 +104,6 @@ func (l *Loop) Run() {
 	for _, t := range l.tasks {
 		l.resume(t)
 	}
-	l.nextScan = time.Now().Add(Scan)
 	for l.live > 0 {
 		n, err := unix.EpollWait(l.epfd, l.events, l.waitMillis())
 		if err != nil && err != unix.EINTR {
@@ -114,9 +118,9 @@ func (l *Loop) Run() {
 			}
 			l.ready(ev)
 		}
-		if now := time.Now(); scan || !now.Before(l.nextScan) {
+		now := sinceEpoch(time.Now())
+		if scan || (l.soonest != 0 && now >= l.soonest) || now-l.lastScan >= int64(maxWait) {
 			l.scan(now)
-			l.nextScan = now.Add(Scan)
 		}
 	}
 	for _, t := range l.tasks {
@@ -124,14 +128,26 @@ func (l *Loop) Run() {
 	}
 }
 
-// waitMillis is epoll_wait's timeout: until the next scan, rounded up so
-// the loop sleeps instead of polling through the last millisecond.
+// waitMillis is epoll_wait's timeout: until the soonest deadline, rounded
+// up so the loop sleeps instead of polling through the last millisecond,
+// and at most maxWait.
 func (l *Loop) waitMillis() int {
-	d := time.Until(l.nextScan)
+	d := maxWait
+	if l.soonest != 0 {
+		d = min(time.Duration(l.soonest-sinceEpoch(time.Now())), maxWait)
+	}
 	if d <= 0 {
 		return 0
 	}
 	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// noteDue makes sure the loop scans its tasks by at (nanoseconds since
+// epoch). Only the loop's goroutine (its tasks) may call it.
+func (l *Loop) noteDue(at int64) {
+	if l.soonest == 0 || at < l.soonest {
+		l.soonest = at
+	}
 }
 
 // ready resumes the task waiting on an event's connection.
@@ -152,17 +168,22 @@ func (l *Loop) ready(ev unix.EpollEvent) {
 	}
 }
 
-// scan resumes tasks whose sleep or deadline has passed, and every waiting
-// task once Interrupt was called.
-func (l *Loop) scan(now time.Time) {
+// scan resumes tasks whose sleep or deadline has passed at now
+// (nanoseconds since epoch), and every waiting task once Interrupt was
+// called; it sets soonest to the earliest deadline still ahead.
+func (l *Loop) scan(now int64) {
 	stopping := l.stopping.Load()
+	l.soonest, l.lastScan = 0, now
 	for _, t := range l.tasks {
 		if t.wait == waitNone {
 			continue
 		}
-		if stopping || t.due(now) {
+		due := t.due()
+		if stopping || (due != 0 && now >= due) {
 			t.expired = true
 			l.resume(t)
+		} else if due != 0 {
+			l.noteDue(due)
 		}
 	}
 }

@@ -216,3 +216,56 @@ func TestPeerCloseReadsEOF(t *testing.T) {
 		t.Fatalf("read %q, %v; want \"bye\" then EOF", got, rerr)
 	}
 }
+
+// TestEarlierDeadlineOfAnotherTaskIsHonoured parks one task with a long
+// deadline, then another with a short one: the loop must wake for the
+// short one, not sleep on the long one (or its one-second bound).
+func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
+	addr := echo(t)
+	var waited time.Duration
+	var shortErr error
+	runTasks2(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(time.Minute))
+		_, _ = c.Read(make([]byte, 8))
+	}, func(tk *Task) {
+		defer tk.loop.Interrupt()
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		if err != nil {
+			shortErr = err
+			return
+		}
+		defer c.Close()
+		start := time.Now()
+		_ = c.SetDeadline(start.Add(50 * time.Millisecond))
+		_, shortErr = c.Read(make([]byte, 8))
+		waited = time.Since(start)
+	})
+	if !errors.Is(shortErr, os.ErrDeadlineExceeded) {
+		t.Fatalf("short read: %v, want a timeout", shortErr)
+	}
+	if waited < 50*time.Millisecond || waited > 800*time.Millisecond {
+		t.Fatalf("the 50ms deadline ended the read after %v", waited)
+	}
+}
+
+// runTasks2 runs the given functions as tasks of one loop, in order.
+func runTasks2(t *testing.T, fns ...func(t *Task)) {
+	t.Helper()
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, fn := range fns {
+		l.Go(fn)
+	}
+	l.Run()
+}

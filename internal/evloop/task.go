@@ -24,10 +24,10 @@ type Task struct {
 	stop    func()
 	yield   func(struct{}) bool
 	wait    waitKind
-	until   time.Time // waitTimer: when to wake
-	conn    *Conn     // the open connection; nil = none
-	gen     uint32    // connections opened so far; tells a closed one's stale events apart
-	expired bool      // the wait ended by time or Interrupt, not by readiness
+	until   int64  // waitTimer: when to wake, in nanoseconds since epoch
+	conn    *Conn  // the open connection; nil = none
+	gen     uint32 // connections opened so far; tells a closed one's stale events apart
+	expired bool   // the wait ended by time or Interrupt, not by readiness
 	done    bool
 }
 
@@ -39,21 +39,26 @@ func (t *Task) park(w waitKind) bool {
 	return !t.expired
 }
 
-// due reports whether the task's wait has run out at now.
-func (t *Task) due(now time.Time) bool {
+// due returns when the parked task's wait runs out, in nanoseconds since
+// epoch (1 = already; 0 = never).
+func (t *Task) due() int64 {
 	if t.wait == waitTimer {
-		return !now.Before(t.until)
+		return t.until
 	}
-	return t.conn != nil && t.conn.pastDeadline(now)
+	if t.conn == nil {
+		return 0
+	}
+	return t.conn.due()
 }
 
-// Sleep parks the task for d (rounded up to the loop's Scan) or until the
-// loop is interrupted, whichever comes first.
+// Sleep parks the task for d (up to a millisecond more) or until the loop
+// is interrupted, whichever comes first.
 func (t *Task) Sleep(d time.Duration) {
 	if t.loop.Interrupted() {
 		return
 	}
-	t.until = time.Now().Add(d)
+	t.until = sinceEpoch(time.Now().Add(d))
+	t.loop.noteDue(t.until)
 	t.park(waitTimer)
 }
 
