@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -48,18 +49,9 @@ func echo(t *testing.T) string {
 }
 
 // runTasks runs fn as n tasks of one loop and waits for them.
-func runTasks(t *testing.T, n int, fn func(t *Task)) *Loop {
+func runTasks(t *testing.T, n int, fn func(t *Task)) {
 	t.Helper()
-	l, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for range n {
-		l.Go(fn)
-	}
-	l.Run()
-	return l
+	runAll(t, slices.Repeat([]func(*Task){fn}, n)...)
 }
 
 func TestTasksExchangeOverOneLoop(t *testing.T) {
@@ -224,7 +216,7 @@ func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 	addr := echo(t)
 	var waited time.Duration
 	var shortErr error
-	runTasks2(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
+	runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
 		var d Dialer
 		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
 		if err != nil {
@@ -256,8 +248,8 @@ func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 	}
 }
 
-// runTasks2 runs the given functions as tasks of one loop, in order.
-func runTasks2(t *testing.T, fns ...func(t *Task)) {
+// runAll runs the given functions as tasks of one loop, in order.
+func runAll(t *testing.T, fns ...func(t *Task)) {
 	t.Helper()
 	l, err := New()
 	if err != nil {
