@@ -63,7 +63,7 @@ func run() int {
 	flag.IntVar(&o.pn, "pn", 0, "requests per pipelined run (default -n)")
 	flag.StringVar(&conc, "c", "50,1000", "concurrencies (connections)")
 	flag.StringVar(&targets, "targets", "nginx-10k,nginx-6b,hello", "targets")
-	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey", "tools")
+	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey,floor", "tools (floor: bench/cmd/floor, the cheapest possible client, over epoll and io_uring)")
 	flag.StringVar(&engines, "engines", "goroutine", "extra gb rows with --engine=E (comma-separated; empty: none)")
 	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (a value equal to gb's loopback default, half the cores, is the default row)")
 	flag.IntVar(&o.depth, "pipeline", 16, "pipelining depth of the pipelined table (0: no pipelined table)")
@@ -163,6 +163,12 @@ func bench(ctx context.Context, o options) error {
 			return fmt.Errorf("building gb: %v", err)
 		}
 		gbCommit = commitOf(root)
+	}
+	if o.tools["floor"] {
+		bins["floor"] = filepath.Join(dir, "floor")
+		if err := goCmd(root, nil, "build", "-o", bins["floor"], "./bench/cmd/floor"); err != nil {
+			return fmt.Errorf("building floor: %v", err)
+		}
 	}
 	for _, name := range []string{"wrk", "ab", "h2load"} {
 		if !o.tools[name] {
@@ -419,7 +425,7 @@ func raiseNoFile() (soft, hard uint64, err error) {
 
 var knownNames = map[string]map[string]bool{
 	"targets": set("nginx-10k,nginx-6b,hello"),
-	"tools":   set("gb,wrk,ab,h2load,hey"),
+	"tools":   set("gb,wrk,ab,h2load,hey,floor"),
 }
 
 var debPackage = map[string]string{"wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client"}

@@ -11,7 +11,7 @@ import (
 // A tool is one row of the table: a client binary with its flags for a
 // keep-alive or pipelined run, and the parser of its report.
 type tool struct {
-	key   string // for -tools: gb, wrk, ab, h2load, hey
+	key   string // for -tools: gb, wrk, ab, h2load, hey, floor
 	name  string // the row: "gb", "gb -G 1", "wrk", ...
 	bin   string
 	args  func(url string, c, n int) []string
@@ -74,6 +74,12 @@ func keepAliveTools(p plan, bins map[string]string, gbCPUs []int, engines []stri
 	if b := bins["hey"]; b != "" {
 		ts = append(ts, tool{key: "hey", name: "hey", bin: b, parse: parseHey,
 			args: func(u string, c, n int) []string { return []string{"-c", itoa(c), "-n", itoa(n), u} }})
+	}
+	if b := bins["floor"]; b != "" {
+		for _, e := range []string{"epoll", "uring"} {
+			ts = append(ts, tool{key: "floor", name: "floor " + e, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string { return []string{"-engine", e, "-c", itoa(c), "-n", itoa(n), u} }})
+		}
 	}
 	return ts
 }

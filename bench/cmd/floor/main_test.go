@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+)
+
+// TestBothEnginesCountEveryResponse runs the floor client over epoll and
+// io_uring against gb's test server and checks the report and the server's
+// ledger: every request answered, on c connections, none lost or extra.
+func TestBothEnginesCountEveryResponse(t *testing.T) {
+	srv := testserver.ForTest(t, testserver.Options{})
+	for _, engine := range []string{"epoll", "uring"} {
+		t.Run(engine, func(t *testing.T) {
+			before := srv.Ledger().HTTP.Requests
+			var out bytes.Buffer
+			err := run([]string{"-engine", engine, "-c", "8", "-n", "1000", srv.URL() + "/bytes/5000"}, &out)
+			if err != nil {
+				if engine == "uring" && strings.Contains(err.Error(), "io_uring_setup") {
+					t.Skipf("io_uring unavailable here: %v", err)
+				}
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "Complete requests:      1000\n") {
+				t.Errorf("report:\n%s", out.String())
+			}
+			// 1000 requests plus the one that measured the response size.
+			if got := srv.Ledger().HTTP.Requests - before; got != 1001 {
+				t.Errorf("server saw %d requests, want 1001", got)
+			}
+		})
+	}
+}
+
+func TestRefusesNonLoopbackAndBadArgs(t *testing.T) {
+	for _, args := range [][]string{
+		{"http://10.1.2.3:80/"},
+		{"https://127.0.0.1:1/"},
+		{"-engine", "kqueue", "http://127.0.0.1:1/"},
+		{"-c", "10", "-n", "5", "http://127.0.0.1:1/"},
+		{},
+	} {
+		if err := run(args, &bytes.Buffer{}); err == nil {
+			t.Errorf("run(%q) succeeded", args)
+		} else if strings.Contains(fmt.Sprint(err), "\n") {
+			t.Errorf("run(%q): error is not one line: %v", args, err)
+		}
+	}
+}
