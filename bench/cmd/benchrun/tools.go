@@ -86,7 +86,7 @@ func keepAliveTools(p plan, bins map[string]string, gbCPUs []int, engines []stri
 
 // pipelinedTools are the rows of the pipelined table: gb --pipeline (when
 // gb accepts the flag; once more with each of engines), wrk with
-// bench/pipeline.lua, and h2load -m.
+// bench/pipeline.lua, h2load -m, and floor -pipeline.
 func pipelinedTools(p plan, bins map[string]string, gbPipelines bool, engines []string) []tool {
 	d := itoa(p.depth)
 	var ts []tool
@@ -113,6 +113,14 @@ func pipelinedTools(p plan, bins map[string]string, gbPipelines bool, engines []
 			args: func(u string, c, n int) []string {
 				return []string{"--h1", "-m", d, "-c", itoa(c), "-n", itoa(n), u}
 			}})
+	}
+	if b := bins["floor"]; b != "" {
+		for _, e := range []string{"epoll", "uring"} {
+			ts = append(ts, tool{key: "floor", name: "floor " + e + " -pipeline " + d, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string {
+					return []string{"-engine", e, "-pipeline", d, "-c", itoa(c), "-n", itoa(n), u}
+				}})
+		}
 	}
 	return ts
 }

@@ -15,7 +15,6 @@ func (c *client) epoll() error {
 		return fmt.Errorf("epoll_create1: %w", err)
 	}
 	defer unix.Close(ep)
-	c.have = make([]int, len(c.fds))
 	bufs := make([][]byte, len(c.fds))
 	for i, fd := range c.fds {
 		bufs[i] = make([]byte, 16<<10)
@@ -43,7 +42,8 @@ func (c *client) epoll() error {
 	return nil
 }
 
-// readable reads once from connection i and sends a request per response.
+// readable reads once from connection i and sends the next batch when it
+// completed the last one.
 func (c *client) readable(i int, buf []byte) error {
 	k, err := unix.Read(c.fds[i], buf)
 	switch {
@@ -54,24 +54,21 @@ func (c *client) readable(i int, buf []byte) error {
 	case k == 0:
 		return fmt.Errorf("connection %d closed by the server", i)
 	}
-	for range c.consume(i, k) {
-		c.done++
-		if err := c.send(i); err != nil {
-			return err
-		}
+	if c.received(i, k) {
+		return c.send(i)
 	}
 	return nil
 }
 
-// send writes the next request on connection i, if any is left.
+// send writes connection i's next batch, if any request is left.
 func (c *client) send(i int) error {
-	if c.sent == c.n {
+	b := c.next(i)
+	if len(b) == 0 {
 		return nil
 	}
-	c.sent++
-	k, err := unix.Write(c.fds[i], c.req)
-	if err != nil || k != len(c.req) {
-		return fmt.Errorf("write: %d of %d bytes: %v", k, len(c.req), err)
+	k, err := unix.Write(c.fds[i], b)
+	if err != nil || k != len(b) {
+		return fmt.Errorf("write: %d of %d bytes: %v", k, len(b), err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,6 +39,7 @@ func run(args []string, stdout io.Writer) error {
 	conns := flag.Int("c", 50, "connections")
 	n := flag.Int("n", 100000, "requests")
 	engine := flag.String("engine", "epoll", "epoll or uring")
+	depth := flag.Int("pipeline", 1, "requests sent at once on each connection (HTTP/1.1 pipelining)")
 	if err := flag.Parse(args); err != nil {
 		return err
 	}
@@ -52,8 +54,8 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil || !ap.Addr().Is4() || !ap.Addr().IsLoopback() {
 		return fmt.Errorf("%q: want a 127.0.0.0/8 IP and a port", u.Host)
 	}
-	if *conns < 1 || *n < *conns {
-		return errors.New("want -c >= 1 and -n >= -c")
+	if *conns < 1 || *n < *conns || *depth < 1 {
+		return errors.New("want -c >= 1, -n >= -c and -pipeline >= 1")
 	}
 	req := []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: floor\r\nAccept: */*\r\n\r\n")
 	size, err := responseSize(ap, req)
@@ -65,7 +67,8 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer closeAll(fds)
-	c := &client{req: req, size: size, fds: fds, n: *n}
+	c := &client{req: req, batch: bytes.Repeat(req, *depth), depth: *depth, size: size, fds: fds, n: *n,
+		have: make([]int, len(fds)), inflight: make([]int, len(fds))}
 	start := time.Now()
 	switch *engine {
 	case "epoll":
@@ -84,23 +87,37 @@ func run(args []string, stdout io.Writer) error {
 	return err
 }
 
-// client is the run's state: every connection has a request in flight
-// until n have been sent.
+// client is the run's state: every connection has a batch of depth
+// requests in flight until n have been sent.
 type client struct {
-	req  []byte
-	size int   // bytes of one response, headers included
-	fds  []int // one non-blocking socket per connection
-	n    int   // requests to send
-	sent int
-	done int
-	have []int // per connection: bytes of the current response read so far
+	req      []byte
+	batch    []byte // depth copies of req
+	depth    int
+	size     int   // bytes of one response, headers included
+	fds      []int // one non-blocking socket per connection
+	n        int   // requests to send
+	sent     int
+	done     int
+	have     []int // per connection: bytes of the current response read so far
+	inflight []int // per connection: requests sent and not yet answered
 }
 
-// consume counts k bytes read on connection i and reports how many
-// responses they completed.
-func (c *client) consume(i, k int) int {
+// next returns the bytes of connection i's next batch (nil when every
+// request has been sent) and counts them as in flight.
+func (c *client) next(i int) []byte {
+	k := min(c.depth, c.n-c.sent)
+	c.sent += k
+	c.inflight[i] = k
+	return c.batch[:k*len(c.req)]
+}
+
+// received counts k bytes read on connection i and reports whether they
+// completed its batch, so the next one is due.
+func (c *client) received(i, k int) bool {
 	c.have[i] += k
 	r := c.have[i] / c.size
 	c.have[i] %= c.size
-	return r
+	c.done += r
+	c.inflight[i] -= r
+	return c.inflight[i] == 0
 }

@@ -10,15 +10,17 @@ import (
 )
 
 // TestBothEnginesCountEveryResponse runs the floor client over epoll and
-// io_uring against gb's test server and checks the report and the server's
-// ledger: every request answered, on c connections, none lost or extra.
+// io_uring, with and without pipelining, against gb's test server and
+// checks the report and the server's ledger: every request answered, none
+// lost or extra (1000 is not a multiple of 16: the last batches are short).
 func TestBothEnginesCountEveryResponse(t *testing.T) {
 	srv := testserver.ForTest(t, testserver.Options{})
-	for _, engine := range []string{"epoll", "uring"} {
-		t.Run(engine, func(t *testing.T) {
+	for _, tc := range []struct{ engine, depth string }{{"epoll", "1"}, {"uring", "1"}, {"epoll", "16"}, {"uring", "16"}} {
+		engine := tc.engine
+		t.Run(engine+"/pipeline="+tc.depth, func(t *testing.T) {
 			before := srv.Ledger().HTTP.Requests
 			var out bytes.Buffer
-			err := run([]string{"-engine", engine, "-c", "8", "-n", "1000", srv.URL() + "/bytes/5000"}, &out)
+			err := run([]string{"-engine", engine, "-pipeline", tc.depth, "-c", "8", "-n", "1000", srv.URL() + "/bytes/5000"}, &out)
 			if err != nil {
 				if engine == "uring" && strings.Contains(err.Error(), "io_uring_setup") {
 					t.Skipf("io_uring unavailable here: %v", err)

@@ -149,7 +149,6 @@ func (c *client) uring() error {
 		return err
 	}
 	defer unix.Close(r.fd)
-	c.have = make([]int, len(c.fds))
 	bufs := make([][]byte, len(c.fds))
 	for i := range c.fds {
 		bufs[i] = make([]byte, 16<<10)
@@ -166,14 +165,17 @@ func (c *client) uring() error {
 	return nil
 }
 
-// queue adds a recv on connection i, preceded by a linked send of the
-// request when withSend.
+// queue adds a recv on connection i, preceded by a linked send of its
+// next batch when withSend (and nothing when no request is left).
 func (c *client) queue(r *ring, i int, buf []byte, withSend bool) {
 	if withSend {
-		c.sent++
+		b := c.next(i)
+		if len(b) == 0 {
+			return
+		}
 		s := r.next()
 		s.opcode, s.flags, s.fd = opSend, sqeIOLink, int32(c.fds[i])
-		s.addr, s.len, s.userData = uint64(uintptr(unsafe.Pointer(&c.req[0]))), uint32(len(c.req)), uint64(i)|sendTag
+		s.addr, s.len, s.userData = uint64(uintptr(unsafe.Pointer(&b[0]))), uint32(len(b)), uint64(i)|sendTag
 	}
 	s := r.next()
 	s.opcode, s.fd = opRecv, int32(c.fds[i])
@@ -188,20 +190,17 @@ func (c *client) reap(r *ring, bufs [][]byte) error {
 		e := r.cqes[head&*r.cqMask]
 		i := int(e.userData &^ sendTag)
 		switch {
-		case e.userData&sendTag != 0 && e.res != int32(len(c.req)):
-			return fmt.Errorf("send on connection %d: %d", i, e.res)
+		case e.userData&sendTag != 0 && e.res < 0:
+			return fmt.Errorf("send on connection %d: %w", i, syscall.Errno(-e.res))
+		case e.userData&sendTag != 0 && int(e.res) != c.inflight[i]*len(c.req):
+			return fmt.Errorf("send on connection %d: %d bytes of %d", i, e.res, c.inflight[i]*len(c.req))
 		case e.userData&sendTag != 0:
 		case e.res < 0:
 			return fmt.Errorf("recv on connection %d: %w", i, syscall.Errno(-e.res))
 		case e.res == 0:
 			return errors.New("a connection was closed by the server")
-		case c.consume(i, int(e.res)) > 0:
-			c.done++
-			if c.sent < c.n {
-				c.queue(r, i, bufs[i], true)
-			}
 		default:
-			c.queue(r, i, bufs[i], false)
+			c.queue(r, i, bufs[i], c.received(i, int(e.res)))
 		}
 	}
 	return nil
