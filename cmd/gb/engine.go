@@ -11,8 +11,9 @@ const (
 )
 
 // chooseEngine sets how the run drives its connections: --engine when
-// given, else the event loops whenever they can run this benchmark (plain
-// HTTP/1.1, closed loop, no per-phase timeouts, Linux), else goroutines.
+// given, else the event loops whenever they can run this benchmark
+// (HTTP/1.1 with or without TLS, closed loop, no per-phase timeouts, Linux),
+// else goroutines.
 func (p *plan) chooseEngine() error {
 	unfit := p.loopUnfit()
 	switch {

@@ -28,17 +28,22 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
-		r := gb(t, append(args, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
-		if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
-			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
-		}
-		if p := field(t, r.stdout, "SSL/TLS Protocol"); !strings.HasPrefix(p, "TLSv1.3,TLS_") {
-			t.Errorf("SSL/TLS Protocol %q", p)
-		}
-		res := readResult(t, js)
-		if res.Target.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
-			t.Errorf("%v: tls_verify %v, conns %d", args, res.Target.TLSVerify, res.Counts.ConnsOpened)
+	for _, engine := range []string{"auto", engineGoroutine} {
+		for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
+			r := gb(t, append(args, "--engine="+engine, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
+			if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
+				t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+			}
+			if p := field(t, r.stdout, "SSL/TLS Protocol"); !strings.HasPrefix(p, "TLSv1.3,TLS_") {
+				t.Errorf("SSL/TLS Protocol %q", p)
+			}
+			res := readResult(t, js)
+			if res.Target.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
+				t.Errorf("%v: tls_verify %v, conns %d", args, res.Target.TLSVerify, res.Counts.ConnsOpened)
+			}
+			if want := expectedEngine(nil, engine); res.Client.Engine != want {
+				t.Errorf("engine %q, want %q", res.Client.Engine, want)
+			}
 		}
 	}
 }

@@ -46,6 +46,8 @@ type Config struct {
 	// evloop.Dialer). nil = net.Dialer with Timeout, LocalAddr and SockBuf.
 	Dialer ContextDialer
 
+	loops bool // set by UseLoops: connections belong to event-loop tasks
+
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
 	batchOnce  sync.Once
@@ -179,16 +181,14 @@ func tlsVersionName(v uint16) string {
 func (c *Config) UseLoops() {
 	local, _ := c.LocalAddr.(*net.TCPAddr)
 	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+	c.loops = true
 }
 
 // LoopUnfit returns why the event-loop engine cannot run this
-// configuration ("" when it can): TLS and the per-phase read deadlines stay
-// on the goroutine engine.
+// configuration ("" when it can): the per-phase read deadlines stay on the
+// goroutine engine.
 func (c *Config) LoopUnfit() string {
-	switch {
-	case c.TLS != nil:
-		return "https"
-	case c.phased():
+	if c.phased() {
 		return "--first-byte-timeout, --header-timeout or --idle-timeout"
 	}
 	return ""

@@ -129,10 +129,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	x.Opened++
 	if f.cfg.TLS != nil {
 		tc := tls.Client(nc, f.cfg.TLS)
-		hctx, cancel := context.WithTimeout(f.ctx, f.cfg.connectTimeout())
-		err = tc.HandshakeContext(hctx)
-		cancel()
-		if err != nil {
+		if err = f.handshake(tc, nc); err != nil {
 			_ = nc.Close()
 			x.Closed++
 			x.Err = err
@@ -206,6 +203,22 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		return stats.OK, false
 	}
 	return stats.Non2xx, false
+}
+
+// handshake runs the TLS handshake within the connect timeout. On the
+// event loops it is bounded by the connection's deadline: HandshakeContext
+// would close the connection from another goroutine on cancellation, and
+// the loop's Interrupt already ends it at a stop.
+func (f *Fast) handshake(tc *tls.Conn, nc net.Conn) error {
+	if f.cfg.loops {
+		_ = nc.SetDeadline(time.Now().Add(f.cfg.connectTimeout()))
+		err := tc.Handshake()
+		_ = nc.SetDeadline(time.Time{})
+		return err
+	}
+	hctx, cancel := context.WithTimeout(f.ctx, f.cfg.connectTimeout())
+	defer cancel()
+	return tc.HandshakeContext(hctx)
 }
 
 // drop closes the current connection.

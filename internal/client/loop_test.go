@@ -4,9 +4,12 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,6 +121,43 @@ func TestLoopStaleConnectionRetriedOnce(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // blocks the loop: fine with one task
 		if x, o := do(f); o != stats.OK || !x.Retried || x.Opened != 1 {
 			t.Errorf("outcome %v retried %v opened %d (%v)", o, x.Retried, x.Opened, x.Err)
+		}
+	})
+}
+
+func TestLoopTLSKeepAlive(t *testing.T) {
+	srv := httptest.NewTLSServer(handler())
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "https://")
+	req := h1.Request{Method: "GET", Target: "/hello", Host: addr}
+	cfg := &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true}
+	cfg.TLS = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	cfg.TLS.ServerName = "example.com" // httptest's certificate names it
+	onLoop(t, cfg, func(f *Fast) {
+		opened := 0
+		for i := range 20 {
+			x, o := do(f)
+			if o != stats.OK || x.Body != 13 {
+				t.Fatalf("request %d: %v body %d (%v)", i, o, x.Body, x.Err)
+			}
+			opened += x.Opened
+		}
+		if opened != 1 {
+			t.Errorf("%d TLS connections for 20 keep-alive requests", opened)
+		}
+	})
+	if info, ok := cfg.TLSSession(); !ok || info.Version == "" {
+		t.Errorf("no TLS session recorded: %+v", info)
+	}
+}
+
+func TestLoopTLSHandshakeTimesOut(t *testing.T) {
+	addr := rawServer(t, "") // accepts, reads, never answers: no ServerHello
+	req := h1.Request{Host: addr}
+	cfg := &Config{Addr: addr, Request: req.Append(nil), TLS: &tls.Config{InsecureSkipVerify: true}, ConnectTimeout: 200 * time.Millisecond}
+	onLoop(t, cfg, func(f *Fast) {
+		if x, o := do(f); o != stats.TimeoutTLS {
+			t.Errorf("outcome %v (%v), want failed.timeout.tls", o, x.Err)
 		}
 	})
 }
