@@ -49,7 +49,6 @@ func TestBadInput(t *testing.T) {
 		{[]string{"http://nx.invalid/"}, 1, `gb: cannot resolve host "nx.invalid"`},
 		{[]string{"--engine=fast", "http://127.0.0.1:1/"}, 22, `gb: invalid value "fast" for --engine: want auto, loop or goroutine`},
 		{[]string{"--engine=loop", "--idle-timeout", "1", "http://127.0.0.1:1/"}, 22, "gb: --engine=loop cannot run --first-byte-timeout, --header-timeout or --idle-timeout; use --engine=goroutine"},
-		{[]string{"--engine=loop", "-R", "10", "-n", "10", "http://127.0.0.1:1/"}, 22, "gb: --engine=loop cannot run -R; use --engine=goroutine"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := gb(t, tc.args...)

@@ -12,7 +12,7 @@ const (
 
 // chooseEngine sets how the run drives its connections: --engine when
 // given, else the event loops whenever they can run this benchmark
-// (HTTP/1.1 with or without TLS, closed loop, no per-phase timeouts, Linux),
+// (HTTP/1.1 with or without TLS, no per-phase timeouts, Linux),
 // else goroutines.
 func (p *plan) chooseEngine() error {
 	unfit := p.loopUnfit()
@@ -33,9 +33,6 @@ func (p *plan) chooseEngine() error {
 func (p *plan) loopUnfit() string {
 	if why := p.client.LoopUnfit(); why != "" {
 		return why
-	}
-	if p.load.Pacer != nil {
-		return "-R"
 	}
 	if err := evloop.Available(); err != nil {
 		return "on this system (" + err.Error() + ")"

@@ -279,15 +279,14 @@ func runFault(t *testing.T, fc faultCase, engine string) {
 }
 
 // expectedEngine is the engine gb should pick for args under --engine=e:
-// auto means the event loops unless the run paces (-R) or sets a per-phase
-// read timeout.
+// auto means the event loops unless the run sets a per-phase read timeout.
 func expectedEngine(args []string, e string) string {
 	if e != "auto" {
 		return e
 	}
 	for _, a := range args {
 		switch strings.SplitN(a, "=", 2)[0] {
-		case "-R", "--rate", "--first-byte-timeout", "--header-timeout", "--idle-timeout":
+		case "--first-byte-timeout", "--header-timeout", "--idle-timeout":
 			return engineGoroutine
 		}
 	}

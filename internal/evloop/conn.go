@@ -143,8 +143,9 @@ func (c *Conn) Close() error {
 // SetDeadline sets the time after which Read and Write fail with a timeout
 // (os.ErrDeadlineExceeded); the zero Time means none. A deadline already
 // past takes effect at once, even on a task parked in another call, and
-// may be set from any goroutine; a future one (ending up to a millisecond
-// late) only from the task.
+// may be set from any goroutine; a future one (ending within the kernel's
+// timer slack, or up to a millisecond late without epoll_pwait2) only from
+// the task.
 func (c *Conn) SetDeadline(t time.Time) error {
 	if t.IsZero() {
 		c.deadline.Store(0)

@@ -32,6 +32,7 @@ type Loop struct {
 	// minimum; SetDeadline and Sleep lower it as they go.
 	soonest  int64
 	lastScan int64 // when the last scan ran, in nanoseconds since epoch
+	timeout  unix.Timespec
 }
 
 // wakeSlot marks the eventfd's epoll events.
@@ -105,7 +106,7 @@ func (l *Loop) Run() {
 		l.resume(t)
 	}
 	for l.live > 0 {
-		n, err := unix.EpollWait(l.epfd, l.events, l.waitMillis())
+		n, err := l.wait()
 		if err != nil && err != unix.EINTR {
 			l.Interrupt() // cannot happen with a valid epfd; end rather than spin
 		}
@@ -126,20 +127,6 @@ func (l *Loop) Run() {
 	for _, t := range l.tasks {
 		t.stop()
 	}
-}
-
-// waitMillis is epoll_wait's timeout: until the soonest deadline, rounded
-// up so the loop sleeps instead of polling through the last millisecond,
-// and at most maxWait.
-func (l *Loop) waitMillis() int {
-	d := maxWait
-	if l.soonest != 0 {
-		d = min(time.Duration(l.soonest-sinceEpoch(time.Now())), maxWait)
-	}
-	if d <= 0 {
-		return 0
-	}
-	return int((d + time.Millisecond - 1) / time.Millisecond)
 }
 
 // noteDue makes sure the loop scans its tasks by at (nanoseconds since

@@ -51,8 +51,9 @@ func (t *Task) due() int64 {
 	return t.conn.due()
 }
 
-// Sleep parks the task for d (up to a millisecond more) or until the loop
-// is interrupted, whichever comes first.
+// Sleep parks the task for d (plus the kernel's timer slack, 50 µs by
+// default; up to a millisecond without epoll_pwait2) or until the loop is
+// interrupted, whichever comes first.
 func (t *Task) Sleep(d time.Duration) {
 	if t.loop.Interrupted() {
 		return

@@ -68,15 +68,26 @@ func TestLoopsStopAtTimeLimitWhileBackingOff(t *testing.T) {
 	}
 }
 
-func TestLoopsRefusePacingAndKeepOpen(t *testing.T) {
+func TestLoopsRefuseKeepOpen(t *testing.T) {
 	var calls atomic.Int64
-	for _, cfg := range []Config{
-		{Requests: 10, Loops: 1, Pacer: pace.Constant{Freq: 10, Per: time.Second}},
-		{Requests: 10, Loops: 1, KeepOpen: true},
-	} {
-		cfg.NewConn = newFake(&calls, fakeConn{})
-		if _, err := New(cfg); err == nil {
-			t.Errorf("New(%+v) accepted a configuration the loops cannot run", cfg)
-		}
+	cfg := Config{Requests: 10, Loops: 1, KeepOpen: true, NewConn: newFake(&calls, fakeConn{})}
+	if _, err := New(cfg); err == nil {
+		t.Errorf("New(%+v) accepted a configuration the loops cannot run", cfg)
+	}
+}
+
+// TestLoopsPaceOnSchedule runs 100 requests at 1000/s on one loop: the
+// sends must follow the schedule (the last one due at 99 ms) and none may
+// be dropped.
+func TestLoopsPaceOnSchedule(t *testing.T) {
+	var calls atomic.Int64
+	res := mustRun(t, Config{Concurrency: 4, Requests: 100, Loops: 1, Pacer: pace.Constant{Freq: 1000, Per: time.Second},
+		NewConn: newFake(&calls, fakeConn{outcome: stats.OK})}, context.Background())
+	c := res.Counts
+	if c.Outcomes[stats.OK] != 100 || c.Outcomes[stats.Dropped] != 0 || c.Scheduled != 100 {
+		t.Errorf("ok %d dropped %d scheduled %d, want 100, 0, 100", c.Outcomes[stats.OK], c.Outcomes[stats.Dropped], c.Scheduled)
+	}
+	if res.Elapsed < 99*time.Millisecond {
+		t.Errorf("100 requests at 1000/s took %v: sent ahead of the schedule", res.Elapsed)
 	}
 }

@@ -45,7 +45,7 @@ type Config struct {
 	// Loops, when above 0, runs the workers as tasks of this many event
 	// loops (package evloop) instead of one goroutine each; NewConn then
 	// gets a context carrying the worker's task (evloop.FromContext) and its
-	// Conn must do I/O only through it. Not with Pacer or KeepOpen.
+	// Conn must do I/O only through it. Not with KeepOpen.
 	// 0 = a goroutine per worker.
 	Loops int
 }
@@ -91,8 +91,8 @@ func New(cfg Config) (*Run, error) {
 	if cfg.Pipeline > 1 && cfg.Pacer != nil {
 		return nil, errors.New("load: pipelining is closed-loop only")
 	}
-	if cfg.Loops > 0 && (cfg.Pacer != nil || cfg.KeepOpen) {
-		return nil, errors.New("load: the event loops neither pace nor keep connections open")
+	if cfg.Loops > 0 && cfg.KeepOpen {
+		return nil, errors.New("load: the event loops do not keep connections open")
 	}
 	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if cfg.MaxConnectFailures <= 0 {

@@ -148,9 +148,19 @@ func (w *worker) waitUntil(due time.Time) bool {
 		if d <= 0 {
 			return true
 		}
-		time.Sleep(min(d, 50*time.Millisecond))
+		w.sleep(min(d, 50*time.Millisecond))
 	}
 	return false
+}
+
+// sleep pauses the worker: on its task when it runs on an event loop
+// (the loop keeps running the others), else on its goroutine.
+func (w *worker) sleep(d time.Duration) {
+	if w.task != nil {
+		w.task.Sleep(d)
+		return
+	}
+	time.Sleep(d)
 }
 
 // response records a complete response's timings and body.
