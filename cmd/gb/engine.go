@@ -11,9 +11,9 @@ const (
 )
 
 // chooseEngine sets how the run drives its connections: --engine when
-// given, else the event loops whenever they can run this benchmark
-// (HTTP/1.1 with or without TLS, no per-phase timeouts, Linux),
-// else goroutines.
+// given, else the event loops when this system has them (Linux), else
+// goroutines. gb ramp does not call it: its connections outlive a run, so
+// it stays on goroutines.
 func (p *plan) chooseEngine() error {
 	unfit := p.loopUnfit()
 	switch {
@@ -29,11 +29,8 @@ func (p *plan) chooseEngine() error {
 	return nil
 }
 
-// loopUnfit returns why the event loops cannot run this plan, or "".
+// loopUnfit returns why the event loops cannot run here, or "".
 func (p *plan) loopUnfit() string {
-	if why := p.client.LoopUnfit(); why != "" {
-		return why
-	}
 	if err := evloop.Available(); err != nil {
 		return "on this system (" + err.Error() + ")"
 	}

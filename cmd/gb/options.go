@@ -145,7 +145,7 @@ var abSpecs = []flagSpec{
 		o.keepAlive = true
 		return err
 	}},
-	{0, "engine", "name", "How connections are driven: loop (event loops over epoll),\ngoroutine (one per connection) or auto (default: loop unless\na phase timeout is set)", func(o *options, v string) error {
+	{0, "engine", "name", "How connections are driven: loop (event loops over epoll),\ngoroutine (one per connection) or auto (default: loop on Linux)", func(o *options, v string) error {
 		switch v {
 		case "auto", "loop", "goroutine":
 			o.engine = v

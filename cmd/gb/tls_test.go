@@ -41,7 +41,7 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 			if res.Target.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
 				t.Errorf("%v: tls_verify %v, conns %d", args, res.Target.TLSVerify, res.Counts.ConnsOpened)
 			}
-			if want := expectedEngine(nil, engine); res.Client.Engine != want {
+			if want := expectedEngine(engine); res.Client.Engine != want {
 				t.Errorf("engine %q, want %q", res.Client.Engine, want)
 			}
 		}

@@ -183,13 +183,3 @@ func (c *Config) UseLoops() {
 	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
 	c.loops = true
 }
-
-// LoopUnfit returns why the event-loop engine cannot run this
-// configuration ("" when it can): the per-phase read deadlines stay on the
-// goroutine engine.
-func (c *Config) LoopUnfit() string {
-	if c.phased() {
-		return "--first-byte-timeout, --header-timeout or --idle-timeout"
-	}
-	return ""
-}
