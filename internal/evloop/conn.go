@@ -31,6 +31,7 @@ type Conn struct {
 	deadline atomic.Int64 // nanoseconds since epoch; 0 = none
 	past     atomic.Bool  // the deadline has passed (or was set in the past): I/O fails at once
 	closed   bool
+	watching uint32 // the events epoll reports for the socket; 0 = not in the epoll set
 	laddr    *net.TCPAddr
 	raddr    *net.TCPAddr
 }
@@ -63,6 +64,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 				return 0, c.opError("read", os.NewSyscallError("read", errno))
 			}
 			continue
+		}
+		if err := c.watch(unix.EPOLLIN, "read"); err != nil {
+			return 0, err
 		}
 		if !c.t.park(waitRead) {
 			c.past.Store(true)
@@ -98,26 +102,36 @@ func (c *Conn) Write(p []byte) (int, error) {
 // waits, the socket's input is not watched: a server that answers early and
 // stops reading must not wake the task over and over.
 func (c *Conn) awaitWritable() error {
-	if err := c.watch(unix.EPOLLOUT); err != nil {
+	if err := c.watch(unix.EPOLLOUT, "write"); err != nil {
 		return err
 	}
 	c.writable = false
-	ok := c.t.park(waitWrite)
-	if err := c.watch(unix.EPOLLIN); err != nil {
-		return err
-	}
-	if !ok {
+	if !c.t.park(waitWrite) {
 		c.past.Store(true)
 	}
 	return nil
 }
 
-// watch sets the events epoll reports for the socket.
-func (c *Conn) watch(events uint32) error {
-	ev := unix.EpollEvent{Events: events | unix.EPOLLRDHUP, Fd: c.t.slot, Pad: int32(c.gen)}
-	if err := unix.EpollCtl(c.t.loop.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
-		return c.opError("write", os.NewSyscallError("epoll_ctl", err))
+// watch sets the events epoll reports for the socket. 0 takes the socket
+// out of the epoll set altogether, since EPOLLHUP and EPOLLERR cannot be
+// masked; a later watch puts it back. op names the caller's operation in
+// the error.
+func (c *Conn) watch(events uint32, op string) error {
+	if events == c.watching {
+		return nil
 	}
+	ctl := unix.EPOLL_CTL_MOD
+	switch {
+	case events == 0:
+		ctl = unix.EPOLL_CTL_DEL
+	case c.watching == 0:
+		ctl = unix.EPOLL_CTL_ADD
+	}
+	ev := unix.EpollEvent{Events: events | unix.EPOLLRDHUP, Fd: c.t.slot, Pad: int32(c.gen)}
+	if err := unix.EpollCtl(c.t.loop.epfd, ctl, c.fd, &ev); err != nil {
+		return c.opError(op, os.NewSyscallError("epoll_ctl", err))
+	}
+	c.watching = events
 	return nil
 }
 

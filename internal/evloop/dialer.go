@@ -73,10 +73,9 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 		_ = c.Close()
 		return nil, err
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: t.slot, Pad: int32(c.gen)}
-	if err := unix.EpollCtl(t.loop.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
 		_ = c.Close()
-		return nil, os.NewSyscallError("epoll_ctl", err)
+		return nil, err
 	}
 	return c, nil
 }
@@ -127,7 +126,7 @@ func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
 		}
 	}
 	c.readable = false
-	return c.watch(unix.EPOLLIN)
+	return nil
 }
 
 // sockaddr converts an address for the unix package.

@@ -3,7 +3,7 @@
 package evloop
 
 import (
-	"errors"
+	"fmt"
 	"iter"
 	"sync/atomic"
 	"time"
@@ -31,8 +31,9 @@ type Loop struct {
 	// then, not before (0 = nothing pending). Scans lower it to the true
 	// minimum; SetDeadline and Sleep lower it as they go.
 	soonest  int64
-	lastScan int64 // when the last scan ran, in nanoseconds since epoch
-	timeout  unix.Timespec
+	lastScan int64         // when the last scan ran, in nanoseconds since epoch
+	timeout  unix.Timespec // epoll_pwait2's argument, kept here so no wait allocates
+	waits    int64         // epoll waits so far (tests check the loop does not spin)
 }
 
 // wakeSlot marks the eventfd's epoll events.
@@ -43,18 +44,18 @@ const wakeSlot = -1
 func New() (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		return nil, errors.Join(errors.New("evloop: epoll_create1"), err)
+		return nil, fmt.Errorf("evloop: epoll_create1: %w", err)
 	}
 	wakefd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	if err != nil {
 		_ = unix.Close(epfd)
-		return nil, errors.Join(errors.New("evloop: eventfd"), err)
+		return nil, fmt.Errorf("evloop: eventfd: %w", err)
 	}
 	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 256)}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeSlot}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
 		l.Close()
-		return nil, errors.Join(errors.New("evloop: epoll_ctl"), err)
+		return nil, fmt.Errorf("evloop: epoll_ctl: %w", err)
 	}
 	return l, nil
 }
@@ -107,6 +108,7 @@ func (l *Loop) Run() {
 	}
 	for l.live > 0 {
 		n, err := l.wait()
+		l.waits++
 		if err != nil && err != unix.EINTR {
 			l.Interrupt() // cannot happen with a valid epfd; end rather than spin
 		}
@@ -152,7 +154,12 @@ func (l *Loop) ready(ev unix.EpollEvent) {
 	}
 	if (t.wait == waitRead && c.readable) || (t.wait == waitWrite && c.writable) {
 		l.resume(t)
+		return
 	}
+	// The task waits for something else (a Sleep while pacing, say): stop
+	// the socket from waking the loop, level-triggered, until the task
+	// reads or writes again (the flags above let it act on the event then).
+	_ = c.watch(0, "read")
 }
 
 // scan resumes tasks whose sleep or deadline has passed at now

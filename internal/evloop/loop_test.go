@@ -261,3 +261,44 @@ func runAll(t *testing.T, fns ...func(t *Task)) {
 	}
 	l.Run()
 }
+
+// TestSleepingTaskDoesNotSpinTheLoop: a task sleeps (as a pacing worker
+// does) while the server closes its connection. The level-triggered
+// close must not wake the loop over and over, and the task must still see
+// the EOF when it reads.
+func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			_ = c.Close()
+		}
+	}()
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var rerr error
+	l.Go(func(tk *Task) {
+		var d Dialer
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", ln.Addr().String())
+		if err != nil {
+			rerr = err
+			return
+		}
+		defer c.Close()
+		tk.Sleep(200 * time.Millisecond)
+		_, rerr = c.Read(make([]byte, 8))
+	})
+	l.Run()
+	if rerr != io.EOF {
+		t.Errorf("read after the server closed: %v, want EOF", rerr)
+	}
+	if l.waits > 20 {
+		t.Errorf("%d epoll waits for one 200 ms sleep: the closed socket kept waking the loop", l.waits)
+	}
+}
