@@ -179,24 +179,31 @@ func TestDialNeedsATask(t *testing.T) {
 	}
 }
 
-func TestPeerCloseReadsEOF(t *testing.T) {
+// sayAndClose starts a server that accepts one connection, writes reply
+// and closes it, and returns its address.
+func sayAndClose(t *testing.T, reply string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			_, _ = c.Write([]byte("bye"))
+		if c, err := ln.Accept(); err == nil {
+			_, _ = io.WriteString(c, reply)
 			_ = c.Close()
 		}
 	}()
+	return ln.Addr().String()
+}
+
+func TestPeerCloseReadsEOF(t *testing.T) {
+	addr := sayAndClose(t, "bye")
 	var got []byte
 	var rerr error
 	runTasks(t, 1, func(tk *Task) {
 		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", ln.Addr().String())
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
 		if err != nil {
 			rerr = err
 			return
@@ -267,16 +274,7 @@ func runAll(t *testing.T, fns ...func(t *Task)) {
 // close must not wake the loop over and over, and the task must still see
 // the EOF when it reads.
 func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			_ = c.Close()
-		}
-	}()
+	addr := sayAndClose(t, "")
 	l, err := New()
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +283,7 @@ func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
 	var rerr error
 	l.Go(func(tk *Task) {
 		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", ln.Addr().String())
+		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
 		if err != nil {
 			rerr = err
 			return
