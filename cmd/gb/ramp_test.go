@@ -333,13 +333,16 @@ func TestRampInProcess(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "p.json")
 	var out, errb bytes.Buffer
-	code := run([]string{"ramp", "-k", "--from", "1", "--to", "4", "--per-user", "20", "--pause", "0", "--json", js, srv.URL() + "/hello"},
+	// 200 requests per connection: with fewer, the carried-over connections
+	// of a step could take its whole budget before the new one dialed
+	// (seen once in CI with 20: 3 server connections).
+	code := run([]string{"ramp", "-k", "--from", "1", "--to", "4", "--per-user", "200", "--pause", "0", "--json", js, srv.URL() + "/hello"},
 		&out, &errb, make(chan os.Signal))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	rp := readRamp(t, js)
-	if len(rp.Steps) != 4 || rp.Steps[3].Complete() != 80 || srv.Ledger().HTTP.Conns != 4 {
-		t.Errorf("%d steps, last complete %d, server connections %d (want 4, 80, 4)", len(rp.Steps), rp.Steps[3].Complete(), srv.Ledger().HTTP.Conns)
+	if len(rp.Steps) != 4 || rp.Steps[3].Complete() != 800 || srv.Ledger().HTTP.Conns != 4 {
+		t.Errorf("%d steps, last complete %d, server connections %d (want 4, 800, 4)", len(rp.Steps), rp.Steps[3].Complete(), srv.Ledger().HTTP.Conns)
 	}
 }
