@@ -296,7 +296,7 @@ func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
 	if rerr != io.EOF {
 		t.Errorf("read after the server closed: %v, want EOF", rerr)
 	}
-	if l.waits > 20 {
+	if l.waits > 100 { // a dozen in practice; the spin made 234 031
 		t.Errorf("%d epoll waits for one 200 ms sleep: the closed socket kept waking the loop", l.waits)
 	}
 }
