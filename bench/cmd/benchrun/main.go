@@ -1,12 +1,12 @@
-// Command benchrun reproduces bench/RESULTS.md: it builds gb and the hello
-// server, starts nginx with its own configuration on a free loopback port,
-// runs gb, wrk, ab, h2load and hey interleaved (A B C A B C ...) against
-// nginx's 10 KiB and 6-byte files and the Go hello server at each
-// concurrency, and prints a markdown table of medians with each tool's ratio
-// to wrk: requests/s, client CPU seconds per 100 000 requests, peak RSS and
-// the server's CPU share.
+// Command benchrun reproduces bench/RESULTS.md: it builds gb, the floor
+// client and the hello server, starts nginx with its own configuration on a
+// free loopback port, runs gb, wrk, ab, h2load, hey and floor interleaved
+// (A B C A B C ...) against nginx's 10 KiB and 6-byte files and the Go
+// hello server at each concurrency, and prints a markdown table of medians
+// with each tool's ratio to wrk: requests/s, client CPU seconds per 100 000
+// requests, peak RSS and the server's CPU share.
 //
-//	go run ./bench/cmd/benchrun                   # the full run (about 11 minutes on 2 cores)
+//	go run ./bench/cmd/benchrun                   # the full run (about 14 minutes on 2 cores)
 //	go run ./bench/cmd/benchrun -reps 1 -n 50000  # a quick look
 //
 // Client CPU and peak RSS come from each tool's rusage (wait4), requests/s
