@@ -3,7 +3,7 @@ package client
 import (
 	"bufio"
 	"bytes"
-	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -56,41 +56,42 @@ func do(f *Fast) (load.Exchange, stats.Outcome) {
 func TestKeepAliveReusesOneConnection(t *testing.T) {
 	srv := httptest.NewServer(handler())
 	defer srv.Close()
-	f := NewFast(context.Background(), newConfig(t, srv, "GET", "/hello", true))
-	defer f.Close()
-	var opened int
-	for i := 0; i < 50; i++ {
-		x, o := do(f)
-		if o != stats.OK || x.Status != 200 || x.Body != 13 || !x.KeepAlive {
-			t.Fatalf("request %d: outcome %v status %d body %d keepalive %v err %v", i, o, x.Status, x.Body, x.KeepAlive, x.Err)
+	forEachEngine(t, func() *Config { return newConfig(t, srv, "GET", "/hello", true) }, func(t *testing.T, f *Fast) {
+		var opened int
+		for i := 0; i < 50; i++ {
+			x, o := do(f)
+			if o != stats.OK || x.Status != 200 || x.Body != 13 || !x.KeepAlive {
+				t.Fatalf("request %d: outcome %v status %d body %d keepalive %v err %v", i, o, x.Status, x.Body, x.KeepAlive, x.Err)
+			}
+			if string(x.Server) != "test/1.0 (extra)" {
+				t.Fatalf("server %q", x.Server)
+			}
+			if !(x.Start.Compare(x.Connected) <= 0 && x.Connected.Compare(x.Written) <= 0 &&
+				x.Written.Compare(x.FirstByte) <= 0 && x.FirstByte.Compare(x.Done) <= 0) {
+				t.Fatalf("timestamps out of order: %+v", x)
+			}
+			opened += x.Opened
 		}
-		if string(x.Server) != "test/1.0 (extra)" {
-			t.Fatalf("server %q", x.Server)
+		if opened != 1 {
+			t.Errorf("opened %d connections for 50 keep-alive requests", opened)
 		}
-		if !(x.Start.Compare(x.Connected) <= 0 && x.Connected.Compare(x.Written) <= 0 &&
-			x.Written.Compare(x.FirstByte) <= 0 && x.FirstByte.Compare(x.Done) <= 0) {
-			t.Fatalf("timestamps out of order: %+v", x)
-		}
-		opened += x.Opened
-	}
-	if opened != 1 {
-		t.Errorf("opened %d connections for 50 keep-alive requests", opened)
-	}
+	})
 }
 
 func TestWithoutKeepAliveOneConnectionPerRequest(t *testing.T) {
 	srv := httptest.NewServer(handler())
 	defer srv.Close()
-	f := NewFast(context.Background(), newConfig(t, srv, "GET", "/hello", false))
-	for i := 0; i < 5; i++ {
-		x, o := do(f)
-		if o != stats.OK || x.Opened != 1 || x.Closed != 1 || x.KeepAlive {
-			t.Fatalf("request %d: %v opened %d closed %d keepalive %v", i, o, x.Opened, x.Closed, x.KeepAlive)
+	forEachEngine(t, func() *Config { return newConfig(t, srv, "GET", "/hello", false) }, func(t *testing.T, f *Fast) {
+		for i := 0; i < 5; i++ {
+			x, o := do(f)
+			if o != stats.OK || x.Opened != 1 || x.Closed != 1 || x.KeepAlive {
+				t.Fatalf("request %d: %v opened %d closed %d keepalive %v", i, o, x.Opened, x.Closed, x.KeepAlive)
+			}
 		}
-	}
-	if f.Close() {
-		t.Error("a connection was left open")
-	}
+		if f.Close() {
+			t.Error("a connection was left open")
+		}
+	})
 }
 
 func TestChunkedNon2xxAndHead(t *testing.T) {
@@ -106,27 +107,32 @@ func TestChunkedNon2xxAndHead(t *testing.T) {
 		{"GET", "/missing", stats.Non2xx, 404, 19},
 		{"HEAD", "/hello", stats.OK, 200, 0},
 	} {
-		f := NewFast(context.Background(), newConfig(t, srv, tc.method, tc.path, true))
-		for i := 0; i < 3; i++ {
-			x, o := do(f)
-			if o != tc.want || x.Status != tc.status || x.Body != tc.body {
-				t.Errorf("%s %s: %v %d body %d (%v)", tc.method, tc.path, o, x.Status, x.Body, x.Err)
-			}
-		}
-		f.Close()
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			forEachEngine(t, func() *Config { return newConfig(t, srv, tc.method, tc.path, true) }, func(t *testing.T, f *Fast) {
+				for i := 0; i < 3; i++ {
+					x, o := do(f)
+					if o != tc.want || x.Status != tc.status || x.Body != tc.body {
+						t.Errorf("%s %s: %v %d body %d (%v)", tc.method, tc.path, o, x.Status, x.Body, x.Err)
+					}
+				}
+			})
+		})
 	}
 }
 
 func TestTimeoutBeforeFirstByte(t *testing.T) {
 	srv := httptest.NewServer(handler())
 	defer srv.Close()
-	cfg := newConfig(t, srv, "GET", "/slow", true)
-	cfg.Timeout = 200 * time.Millisecond
-	f := NewFast(context.Background(), cfg)
-	x, o := do(f)
-	if o != stats.TimeoutFirstByte || x.Closed != 1 {
-		t.Errorf("outcome %v closed %d err %v", o, x.Closed, x.Err)
+	newCfg := func() *Config {
+		cfg := newConfig(t, srv, "GET", "/slow", true)
+		cfg.Timeout = 200 * time.Millisecond
+		return cfg
 	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		if x, o := do(f); o != stats.TimeoutFirstByte || x.Closed != 1 {
+			t.Errorf("outcome %v closed %d err %v", o, x.Closed, x.Err)
+		}
+	})
 }
 
 func TestConnectRefused(t *testing.T) {
@@ -137,10 +143,11 @@ func TestConnectRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	req := h1.Request{Host: addr}
-	f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil)})
-	if _, o := do(f); o != stats.FailConnect {
-		t.Errorf("outcome %v, want failed.connect", o)
-	}
+	forEachEngine(t, func() *Config { return &Config{Addr: addr, Request: req.Append(nil)} }, func(t *testing.T, f *Fast) {
+		if x, o := do(f); o != stats.FailConnect {
+			t.Errorf("outcome %v (%v), want failed.connect", o, x.Err)
+		}
+	})
 }
 
 // staleServer answers each request and then closes the connection without
@@ -181,34 +188,85 @@ func TestStaleConnectionRetriedOnce(t *testing.T) {
 	addr := staleServer(t)
 	req := h1.Request{Host: addr}
 	for _, idempotent := range []bool{true, false} {
-		f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: idempotent})
-		if _, o := do(f); o != stats.OK {
-			t.Fatalf("first request: %v", o)
+		newCfg := func() *Config {
+			return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: idempotent}
 		}
-		time.Sleep(100 * time.Millisecond)
-		x, o := do(f)
-		if idempotent && (o != stats.OK || !x.Retried || x.Opened != 1) {
-			t.Errorf("idempotent: outcome %v retried %v opened %d (%v)", o, x.Retried, x.Opened, x.Err)
-		}
-		if !idempotent && (o != stats.FailStaleConn || x.Retried) {
-			t.Errorf("non-idempotent: outcome %v retried %v", o, x.Retried)
-		}
-		f.Close()
+		t.Run(map[bool]string{true: "idempotent", false: "not idempotent"}[idempotent], func(t *testing.T) {
+			forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+				if _, o := do(f); o != stats.OK {
+					t.Fatalf("first request: %v", o)
+				}
+				time.Sleep(100 * time.Millisecond) // on the loop this blocks the loop: fine with one task
+				x, o := do(f)
+				if idempotent && (o != stats.OK || !x.Retried || x.Opened != 1) {
+					t.Errorf("idempotent: outcome %v retried %v opened %d (%v)", o, x.Retried, x.Opened, x.Err)
+				}
+				if !idempotent && (o != stats.FailStaleConn || x.Retried) {
+					t.Errorf("non-idempotent: outcome %v retried %v", o, x.Retried)
+				}
+			})
+		})
 	}
 }
 
 func TestInterruptEndsBlockedRequest(t *testing.T) {
 	srv := httptest.NewServer(handler())
 	defer srv.Close()
-	cfg := newConfig(t, srv, "GET", "/slow", true)
-	cfg.Timeout = time.Minute
-	f := NewFast(context.Background(), cfg)
-	time.AfterFunc(100*time.Millisecond, f.Interrupt)
-	start := time.Now()
-	x, o := do(f)
-	if o.Responded() || time.Since(start) > 30*time.Second {
-		t.Errorf("outcome %v after %v (%v)", o, time.Since(start), x.Err)
+	newCfg := func() *Config {
+		cfg := newConfig(t, srv, "GET", "/slow", true)
+		cfg.Timeout = time.Minute
+		return cfg
 	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		time.AfterFunc(100*time.Millisecond, f.Interrupt)
+		start := time.Now()
+		x, o := do(f)
+		if o.Responded() || time.Since(start) > 30*time.Second {
+			t.Errorf("outcome %v after %v (%v)", o, time.Since(start), x.Err)
+		}
+	})
+}
+
+func TestTLSKeepAlive(t *testing.T) {
+	srv := httptest.NewTLSServer(handler())
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "https://")
+	req := h1.Request{Method: "GET", Target: "/hello", Host: addr}
+	newCfg := func() *Config {
+		cfg := &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true}
+		cfg.TLS = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+		cfg.TLS.ServerName = "example.com" // httptest's certificate names it
+		return cfg
+	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		opened := 0
+		for i := range 20 {
+			x, o := do(f)
+			if o != stats.OK || x.Body != 13 {
+				t.Fatalf("request %d: %v body %d (%v)", i, o, x.Body, x.Err)
+			}
+			opened += x.Opened
+		}
+		if opened != 1 {
+			t.Errorf("%d TLS connections for 20 keep-alive requests", opened)
+		}
+		if info, ok := f.cfg.TLSSession(); !ok || info.Version == "" {
+			t.Errorf("no TLS session recorded: %+v", info)
+		}
+	})
+}
+
+func TestTLSHandshakeTimesOut(t *testing.T) {
+	addr := rawServer(t, "") // accepts, reads, never answers: no ServerHello
+	req := h1.Request{Host: addr}
+	newCfg := func() *Config {
+		return &Config{Addr: addr, Request: req.Append(nil), TLS: &tls.Config{InsecureSkipVerify: true}, ConnectTimeout: 200 * time.Millisecond}
+	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		if x, o := do(f); o != stats.TimeoutTLS {
+			t.Errorf("outcome %v (%v), want failed.timeout.tls", o, x.Err)
+		}
+	})
 }
 
 // rawServer answers every request on a connection with the same bytes,
@@ -256,17 +314,17 @@ func rawServer(t testing.TB, response string) string {
 func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
 	addr := rawServer(t, "HTTP/1.1 200 OK\r\nServer: raw\r\nContent-Length: 13\r\n\r\nHello, World!")
 	req := h1.Request{Host: addr}
-	f := NewFast(context.Background(), &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true})
-	defer f.Close()
-	var x load.Exchange
-	f.Do(&x) // connect outside the measurement
-	allocs := testing.AllocsPerRun(200, func() {
-		x = load.Exchange{}
-		if o := f.Do(&x); o != stats.OK {
-			t.Fatalf("outcome %v: %v", o, x.Err)
+	forEachEngine(t, func() *Config { return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true} }, func(t *testing.T, f *Fast) {
+		var x load.Exchange
+		f.Do(&x) // connect outside the measurement
+		allocs := testing.AllocsPerRun(200, func() {
+			x = load.Exchange{}
+			if o := f.Do(&x); o != stats.OK {
+				t.Fatalf("outcome %v: %v", o, x.Err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%.1f allocations per request, want 0", allocs)
 		}
 	})
-	if allocs != 0 {
-		t.Errorf("%.1f allocations per request, want 0", allocs)
-	}
 }
