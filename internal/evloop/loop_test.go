@@ -48,6 +48,12 @@ func echo(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// dial connects to addr on tk with a zero Dialer.
+func dial(tk *Task, addr string) (net.Conn, error) {
+	var d Dialer
+	return d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+}
+
 // runTasks runs fn as n tasks of one loop and waits for them.
 func runTasks(t *testing.T, n int, fn func(t *Task)) {
 	t.Helper()
@@ -59,8 +65,7 @@ func TestTasksExchangeOverOneLoop(t *testing.T) {
 	const tasks, rounds = 20, 50
 	got := make(chan int, tasks)
 	runTasks(t, tasks, func(tk *Task) {
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			t.Error(err)
 			return
@@ -97,8 +102,7 @@ func TestReadTimesOutAtDeadline(t *testing.T) {
 	var err error
 	var waited time.Duration
 	runTasks(t, 1, func(tk *Task) {
-		var d Dialer
-		c, derr := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, derr := dial(tk, addr)
 		if derr != nil {
 			err = derr
 			return
@@ -127,8 +131,7 @@ func TestInterruptEndsEveryWait(t *testing.T) {
 	defer l.Close()
 	errs := make(chan error, 2)
 	l.Go(func(tk *Task) { // parked in Read with no deadline
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			errs <- err
 			return
@@ -163,8 +166,7 @@ func TestDialRefusedLooksLikeNet(t *testing.T) {
 	_ = ln.Close()
 	var derr error
 	runTasks(t, 1, func(tk *Task) {
-		var d Dialer
-		_, derr = d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		_, derr = dial(tk, addr)
 	})
 	var op *net.OpError
 	if !errors.As(derr, &op) || op.Op != "dial" || !errors.Is(derr, syscall.ECONNREFUSED) {
@@ -202,8 +204,7 @@ func TestPeerCloseReadsEOF(t *testing.T) {
 	var got []byte
 	var rerr error
 	runTasks(t, 1, func(tk *Task) {
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			rerr = err
 			return
@@ -224,8 +225,7 @@ func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 	var waited time.Duration
 	var shortErr error
 	runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			t.Error(err)
 			return
@@ -235,8 +235,7 @@ func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 		_, _ = c.Read(make([]byte, 8))
 	}, func(tk *Task) {
 		defer tk.loop.Interrupt()
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			shortErr = err
 			return
@@ -282,8 +281,7 @@ func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
 	defer l.Close()
 	var rerr error
 	l.Go(func(tk *Task) {
-		var d Dialer
-		c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+		c, err := dial(tk, addr)
 		if err != nil {
 			rerr = err
 			return
