@@ -46,8 +46,6 @@ type Config struct {
 	// evloop.Dialer). nil = net.Dialer with Timeout, LocalAddr and SockBuf.
 	Dialer ContextDialer
 
-	loops bool // set by UseLoops: connections belong to event-loop tasks
-
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
 	batchOnce  sync.Once
@@ -181,5 +179,4 @@ func tlsVersionName(v uint16) string {
 func (c *Config) UseLoops() {
 	local, _ := c.LocalAddr.(*net.TCPAddr)
 	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
-	c.loops = true
 }

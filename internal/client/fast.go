@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/stats"
@@ -210,7 +211,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 // would close the connection from another goroutine on cancellation, and
 // the loop's Interrupt already ends it at a stop.
 func (f *Fast) handshake(tc *tls.Conn, nc net.Conn) error {
-	if f.cfg.loops {
+	if _, onLoop := nc.(*evloop.Conn); onLoop {
 		_ = nc.SetDeadline(time.Now().Add(f.cfg.connectTimeout()))
 		err := tc.Handshake()
 		_ = nc.SetDeadline(time.Time{})

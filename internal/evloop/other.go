@@ -21,6 +21,9 @@ type Loop struct{}
 // Task is unavailable off Linux.
 type Task struct{}
 
+// Conn is unavailable off Linux: no Dialer makes one.
+type Conn struct{ net.Conn }
+
 // Dialer is unavailable off Linux.
 type Dialer struct {
 	Timeout   time.Duration
