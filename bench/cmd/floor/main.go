@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command floor measures the cheapest a keep-alive HTTP/1.1 client can be
 // on this machine: c connections, one request written and one response read
 // per turn, no parsing beyond the first response's size, no timing, no
