@@ -54,6 +54,20 @@ func dial(tk *Task, addr string) (net.Conn, error) {
 	return d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
 }
 
+// readWithDeadline dials addr on tk and reads with a deadline d from
+// now; it returns how long the read waited and its error.
+func readWithDeadline(tk *Task, addr string, d time.Duration) (time.Duration, error) {
+	c, err := dial(tk, addr)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	start := time.Now()
+	_ = c.SetDeadline(start.Add(d))
+	_, err = c.Read(make([]byte, 8))
+	return time.Since(start), err
+}
+
 // runTasks runs fn as n tasks of one loop and waits for them.
 func runTasks(t *testing.T, n int, fn func(t *Task)) {
 	t.Helper()
@@ -102,16 +116,7 @@ func TestReadTimesOutAtDeadline(t *testing.T) {
 	var err error
 	var waited time.Duration
 	runTasks(t, 1, func(tk *Task) {
-		c, derr := dial(tk, addr)
-		if derr != nil {
-			err = derr
-			return
-		}
-		defer c.Close()
-		start := time.Now()
-		_ = c.SetDeadline(start.Add(30 * time.Millisecond))
-		_, err = c.Read(make([]byte, 8)) // the server says nothing
-		waited = time.Since(start)
+		waited, err = readWithDeadline(tk, addr, 30*time.Millisecond) // the server says nothing
 	})
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -223,34 +228,21 @@ func TestPeerCloseReadsEOF(t *testing.T) {
 func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 	addr := echo(t)
 	var waited time.Duration
-	var shortErr error
+	var shortErr, longErr error
 	runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
-		c, err := dial(tk, addr)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(time.Minute))
-		_, _ = c.Read(make([]byte, 8))
+		_, longErr = readWithDeadline(tk, addr, time.Minute)
 	}, func(tk *Task) {
 		defer tk.loop.Interrupt()
-		c, err := dial(tk, addr)
-		if err != nil {
-			shortErr = err
-			return
-		}
-		defer c.Close()
-		start := time.Now()
-		_ = c.SetDeadline(start.Add(50 * time.Millisecond))
-		_, shortErr = c.Read(make([]byte, 8))
-		waited = time.Since(start)
+		waited, shortErr = readWithDeadline(tk, addr, 50*time.Millisecond)
 	})
 	if !errors.Is(shortErr, os.ErrDeadlineExceeded) {
 		t.Fatalf("short read: %v, want a timeout", shortErr)
 	}
 	if waited < 50*time.Millisecond || waited > 800*time.Millisecond {
 		t.Fatalf("the 50ms deadline ended the read after %v", waited)
+	}
+	if !errors.Is(longErr, os.ErrDeadlineExceeded) {
+		t.Fatalf("long read: %v, want it ended by the Interrupt", longErr)
 	}
 }
 
