@@ -13,6 +13,8 @@ import (
 	"github.com/gb-bench/gb/internal/stats"
 )
 
+func init() { loopCounts = append(loopCounts, 1) }
+
 func TestLoopsSpendTheExactBudget(t *testing.T) {
 	for _, loops := range []int{1, 2, 5} {
 		var calls, tasks atomic.Int64
@@ -30,18 +32,6 @@ func TestLoopsSpendTheExactBudget(t *testing.T) {
 		if tasks.Load() != 7 {
 			t.Errorf("loops=%d: %d of 7 conns got a task in their context", loops, tasks.Load())
 		}
-	}
-}
-
-func TestLoopsBackOffAndGiveUpWhenNothingConnects(t *testing.T) {
-	var calls atomic.Int64
-	res := mustRun(t, Config{Concurrency: 2, Requests: 1000, Loops: 1,
-		NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})}, context.Background())
-	if res.StoppedBy != stats.StopError || res.StopError == "" {
-		t.Errorf("stopped by %q (%q)", res.StoppedBy, res.StopError)
-	}
-	if n := calls.Load(); n > 12 {
-		t.Errorf("%d connect attempts: the abort should come after about 10", n)
 	}
 }
 

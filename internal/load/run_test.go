@@ -144,15 +144,21 @@ func TestCancelIsSignalStop(t *testing.T) {
 	}
 }
 
+// loopCounts are the Config.Loops values the engine-neutral tests run
+// with: goroutines everywhere, and one event loop on Linux (loops_test.go).
+var loopCounts = []int{0}
+
 func TestNothingConnectsStopsRun(t *testing.T) {
-	var calls atomic.Int64
-	res := mustRun(t, Config{Concurrency: 2, Requests: 1000,
-		NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})}, context.Background())
-	if res.StoppedBy != stats.StopError || res.StopError == "" {
-		t.Errorf("stopped by %q (%q)", res.StoppedBy, res.StopError)
-	}
-	if n := calls.Load(); n > 12 {
-		t.Errorf("%d connect attempts: the abort should come after about 10", n)
+	for _, loops := range loopCounts {
+		var calls atomic.Int64
+		res := mustRun(t, Config{Concurrency: 2, Requests: 1000, Loops: loops,
+			NewConn: newFake(&calls, fakeConn{outcome: stats.FailConnect})}, context.Background())
+		if res.StoppedBy != stats.StopError || res.StopError == "" {
+			t.Errorf("loops=%d: stopped by %q (%q)", loops, res.StoppedBy, res.StopError)
+		}
+		if n := calls.Load(); n > 12 {
+			t.Errorf("loops=%d: %d connect attempts: the abort should come after about 10", loops, n)
+		}
 	}
 }
 
