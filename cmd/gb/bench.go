@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +27,6 @@ type plan struct {
 	target  *target
 	client  *client.Config
 	load    load.Config
-	engine  string    // engineLoop or engineGoroutine, set by chooseEngine
 	stderr  io.Writer // warnings during the run (--profile); nil = os.Stderr
 }
 
@@ -300,9 +298,9 @@ func (p *plan) runLoad(sig <-chan os.Signal) (*stats.Result, error) {
 	before := readSelf()
 	res := run.Run(ctx, p.base())
 	res.Client = selfCost(before, readSelf())
-	res.Client.Engine = cmp.Or(p.engine, engineGoroutine)
-	if p.engine == engineLoop {
-		res.Client.MaxProcs = p.cpus() // the loops; the spare P only runs gb's housekeeping
+	res.Client.Engine = p.engine()
+	if p.load.Loops > 0 {
+		res.Client.MaxProcs = p.load.Loops // the spare P only runs gb's housekeeping
 	}
 	stopProfile(capture, res)
 	return res, nil

@@ -18,12 +18,10 @@ func (p *plan) chooseEngine() error {
 	unfit := p.loopUnfit()
 	switch {
 	case p.o.engine == engineGoroutine, p.o.engine != engineLoop && unfit != "":
-		p.engine = engineGoroutine
 		return nil
 	case unfit != "":
 		return usagef(false, "--engine=loop cannot run %s; use --engine=goroutine", unfit)
 	}
-	p.engine = engineLoop
 	p.load.Loops = p.cpus()
 	p.client.UseLoops()
 	return nil
@@ -43,8 +41,16 @@ func (p *plan) loopUnfit() string {
 // from a syscall only when no P is idle), which would cost a thread wake-up
 // and a runtime netpoll per wait.
 func (p *plan) procs() int {
-	if p.engine == engineLoop {
+	if p.load.Loops > 0 {
 		return p.cpus() + 1
 	}
 	return p.cpus()
+}
+
+// engine names the engine the plan runs on.
+func (p *plan) engine() string {
+	if p.load.Loops > 0 {
+		return engineLoop
+	}
+	return engineGoroutine
 }

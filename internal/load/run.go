@@ -149,13 +149,12 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		hint = int(r.cfg.Requests/int64(r.cfg.Concurrency)) + 1
 	}
 	workers := make([]*worker, r.cfg.Concurrency)
-	loops := r.loops
 	for i := range workers {
 		rec := stats.NewRecorder(r.shards[i%len(r.shards)], r.cfg.Pacer != nil, r.cfg.KeepSamples, hint)
 		w := &worker{run: r, rec: rec}
 		wctx := ctx
-		if len(loops) > 0 {
-			w.task = loops[i%len(loops)].Go(func(*evloop.Task) { w.loop() })
+		if len(r.loops) > 0 {
+			w.task = r.loops[i%len(r.loops)].Go(func(*evloop.Task) { w.loop() })
 			wctx = evloop.WithTask(ctx, w.task)
 		}
 		w.conn = r.cfg.NewConn(wctx)
@@ -176,8 +175,8 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		defer t.Stop()
 	}
 	var wg sync.WaitGroup
-	if len(loops) > 0 {
-		for _, l := range loops {
+	if len(r.loops) > 0 {
+		for _, l := range r.loops {
 			wg.Go(l.Run)
 		}
 	} else {
@@ -191,7 +190,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		r.progress(done)
 	}
 	wg.Wait()
-	for _, l := range loops {
+	for _, l := range r.loops {
 		l.Close()
 	}
 	return r.result(base)
