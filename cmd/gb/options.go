@@ -132,7 +132,7 @@ var abSpecs = []flagSpec{
 	{'Z', "ciphers", "ciphersuite", "Specify SSL/TLS cipher suite: Go (IANA) names, comma\nseparated, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", setString(func(o *options) *string { return &o.ciphers })},
 	{'f', "protocol", "protocol", "Specify SSL/TLS protocol\n(TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", setString(func(o *options) *string { return &o.tlsProtocol })},
 	{'E', "cert", "certfile", "Specify optional client certificate chain and private key", setString(func(o *options) *string { return &o.clientCert })},
-	{'G', "cpus", "cpus", "Number of CPUs gb may use (GOMAXPROCS); default all", func(o *options, v string) (err error) {
+	{'G', "cpus", "cpus", "Number of CPUs gb may use (one event loop each); default half\nthe cores for a local target, all for a remote one", func(o *options, v string) (err error) {
 		o.cpus, err = parsePositive(v)
 		return err
 	}},
