@@ -15,7 +15,7 @@ import (
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // plan is a validated benchmark, ready to run.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // gbBin is the gb binary built once for the end-to-end tests.

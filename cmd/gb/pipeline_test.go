@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 

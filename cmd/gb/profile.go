@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/gb-bench/gb/internal/profile"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // checkProfile validates --profile, --profile-url and --profile-dir before

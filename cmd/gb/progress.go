@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // progress prints ab's "Completed N requests" lines on stderr, or a live

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/report"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/report"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // rampRun is a ramp in progress: the plan of one benchmark, re-aimed at

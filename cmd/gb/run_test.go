@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // selfSample is a reading of gb's own costs; two readings bracket a run.

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // dumpRequest prints the request's header section as ab does at -v 2,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // benchResponse is what rawServer answers: a small body, as nginx's 6-byte

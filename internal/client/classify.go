@@ -8,7 +8,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // failWrite classifies a failed request write. On a reused connection an

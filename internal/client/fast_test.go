@@ -14,7 +14,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 func newConfig(t *testing.T, srv *httptest.Server, method, path string, keepAlive bool) *Config {

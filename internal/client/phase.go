@@ -4,7 +4,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // phase arms the read deadline for the next phase of a request, limited

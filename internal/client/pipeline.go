@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 var _ load.Batcher = (*Fast)(nil)

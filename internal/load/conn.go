@@ -3,7 +3,7 @@ package load
 import (
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // Conn sends the run's request over one connection (reconnecting as

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 func init() { loopCounts = append(loopCounts, 1) }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // Config describes a run. The zero value of each field selects the

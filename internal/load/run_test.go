@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // fakeConn answers every Do with its script: a fixed outcome, optional

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/evloop"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // worker is one goroutine with one connection. Everything in it is owned

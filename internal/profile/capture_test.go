@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 

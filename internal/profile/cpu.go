@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/gb-bench/gb/internal/outfile"
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/google/pprof/profile"
 )

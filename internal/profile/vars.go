@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // maxVars caps the /debug/vars body: memstats is a few kilobytes, the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // abRun is a real ab 2.3 run (apache2-utils) against nginx 1.22.1 on

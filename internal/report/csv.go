@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // CSV writes ab's -e file for r: the header "Percentage served,Time in ms"

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // forbidden are the strings that scripts written for ab match in its

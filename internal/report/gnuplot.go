@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // ctimeLayout is APR's apr_ctime format: the day of the month is

@@ -6,7 +6,7 @@ import (
 	"html"
 	"io"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // HTML writes ab's -w report for r (ab's output_html_results): a <table>

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // JSON writes r as indented JSON (two spaces) with a trailing newline: the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // writeProfile writes the server profile section (--profile) after gb's

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // serverProfile is a server profile as gb -k -c 8 --profile=cpu,allocs,trace

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // Ramp is a load ramp (gb ramp): one Result per step, in the order run,

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // rampStep builds one fake step: n responses whose latency is about lat µs

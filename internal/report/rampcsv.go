@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // rampColumns are the columns of RampCSV: ab+.sh's thirteen, then gb's.

@@ -1,6 +1,6 @@
 package report
 
-import "github.com/gb-bench/gb/internal/stats"
+import "github.com/gb-bench/gb/stats"
 
 // ranks answers ab's questions about its array of samples sorted by one
 // phase ("the value at index i") from that phase's HdrHistogram: exact for

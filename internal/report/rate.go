@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // writeRate writes the rate-mode keys: "target rate", "achieved rate",

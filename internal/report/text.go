@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // Text writes ab's text report for r (ab's output_results): from the two

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 func TestTextGolden(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/gb-bench/gb/internal/stats"
+	"github.com/gb-bench/gb/stats"
 )
 
 // timesRow is one row of ab's Connection Times table, in whole ms except
