@@ -34,6 +34,10 @@ type Result struct {
 	// when it was not asked for or the target has no pprof.
 	Profile *ServerProfile `json:"server_profile,omitempty"`
 
+	// Series is the run's time series (counts and latency per interval);
+	// nil when the run recorded none.
+	Series *Series `json:"series,omitempty"`
+
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
 	Samples []Sample `json:"-"`
