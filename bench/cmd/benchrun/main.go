@@ -49,6 +49,7 @@ type options struct {
 	csv     string
 	hey     string
 	keep    bool
+	base    string // git ref of a second gb, run as its own row (-baseline)
 }
 
 func main() {
@@ -73,6 +74,7 @@ func run() int {
 	flag.StringVar(&o.out, "o", "", "also write the markdown report to this file")
 	flag.StringVar(&o.csv, "csv", "", "write every run as a CSV row to this file")
 	flag.StringVar(&o.hey, "hey", "", "hey binary (default: go install github.com/rakyll/hey@latest into the temporary directory)")
+	flag.StringVar(&o.base, "baseline", "", "also build gb from this git ref (a commit, HEAD~3) and run it as its own row,\ninterleaved with the others: a before/after comparison under the same machine load")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, binaries, every tool's output)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -163,6 +165,11 @@ func bench(ctx context.Context, o options) error {
 			return fmt.Errorf("building gb: %v", err)
 		}
 		gbCommit = commitOf(root)
+		if o.base != "" {
+			if bins["gb-base"], baseName, err = buildBaseline(root, dir, o.base); err != nil {
+				return fmt.Errorf("building gb at %s: %v", o.base, err)
+			}
+		}
 	}
 	if o.tools["floor"] {
 		bins["floor"] = filepath.Join(dir, "floor")
@@ -444,6 +451,34 @@ func moduleRoot() (string, error) {
 
 // gbCommit is the checkout gb was built from, for the report.
 var gbCommit string
+
+// baseName is the row name of the -baseline gb ("gb@abc1234"); "" without.
+var baseName string
+
+// buildBaseline builds ./cmd/gb as it was at ref (git archive into dir)
+// and returns the binary and its row name.
+func buildBaseline(root, dir, ref string) (bin, name string, err error) {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", ref).Output()
+	if err != nil {
+		return "", "", fmt.Errorf("git rev-parse %s: %v", ref, err)
+	}
+	short := strings.TrimSpace(string(out))
+	src, tarball := filepath.Join(dir, "baseline"), filepath.Join(dir, "baseline.tar")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", "", err
+	}
+	if out, err := exec.Command("git", "-C", root, "archive", "--format=tar", "-o", tarball, short).CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("git archive: %v: %s", err, out)
+	}
+	if out, err := exec.Command("tar", "-xf", tarball, "-C", src).CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("tar: %v: %s", err, out)
+	}
+	bin = filepath.Join(dir, "gb-"+short)
+	if err := goCmd(src, nil, "build", "-o", bin, "./cmd/gb"); err != nil {
+		return "", "", err
+	}
+	return bin, "gb@" + short, nil
+}
 
 // commitOf describes the checkout: its commit, and "+changes" when tracked
 // files differ from it (the tree may be shared with other work in progress).

@@ -45,6 +45,10 @@ func keepAliveTools(p plan, bins map[string]string, gbCPUs []int, engines []stri
 	if b := bins["gb"]; b != "" {
 		ts = append(ts, tool{key: "gb", name: "gb", bin: b, parse: parseAB,
 			args: func(u string, c, n int) []string { return []string{"-k", "-c", itoa(c), "-n", itoa(n), "-q", u} }})
+		if b := bins["gb-base"]; b != "" {
+			ts = append(ts, tool{key: "gb", name: baseName, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string { return []string{"-k", "-c", itoa(c), "-n", itoa(n), "-q", u} }})
+		}
 		for _, e := range engines {
 			ts = append(ts, tool{key: "gb", name: "gb --engine=" + e, bin: b, parse: parseAB,
 				args: func(u string, c, n int) []string {
@@ -95,6 +99,12 @@ func pipelinedTools(p plan, bins map[string]string, gbPipelines bool, engines []
 			args: func(u string, c, n int) []string {
 				return []string{"--pipeline", d, "-k", "-c", itoa(c), "-n", itoa(n), "-q", u}
 			}})
+		if b := bins["gb-base"]; b != "" {
+			ts = append(ts, tool{key: "gb", name: baseName + " --pipeline " + d, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string {
+					return []string{"--pipeline", d, "-k", "-c", itoa(c), "-n", itoa(n), "-q", u}
+				}})
+		}
 		for _, e := range engines {
 			ts = append(ts, tool{key: "gb", name: "gb --pipeline " + d + " --engine=" + e, bin: b, parse: parseAB,
 				args: func(u string, c, n int) []string {
