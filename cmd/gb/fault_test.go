@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // faultCase is one row of reliability.md §4.5: gb's flags, a fault

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // TestPipelineCountsEqualAccessLog: pipelined requests against nginx,

@@ -14,8 +14,8 @@ import (
 
 	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/report"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // readRamp reads gb ramp's --json file.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // stallRun runs gb -R 1000 -t 5 against url while stall freezes the

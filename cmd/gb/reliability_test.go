@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // closedPort returns a loopback address nothing listens on.

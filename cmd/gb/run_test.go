@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 func startServer(t *testing.T, o testserver.Options) *testserver.Server {

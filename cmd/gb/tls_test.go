@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/nginxtest"
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // TestTLSVerifiedByDefault: a self-signed server fails verification with a

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // startServer starts gb's test server for the test.

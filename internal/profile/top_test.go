@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/stats"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
 
