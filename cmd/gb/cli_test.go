@@ -50,7 +50,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--engine=fast", "http://127.0.0.1:1/"}, 22, `gb: invalid value "fast" for --engine: want auto, loop or goroutine`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			r := gb(t, tc.args...)
+			r := runGB(t, tc.args...)
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
 			}
@@ -76,7 +76,7 @@ var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
 func TestClusteredFlagsAndHeaders(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-kc5", "-n20", "-H", "Accept: a, b", "-H", "X-Token: Bearer a:b", "-A", "user:secret",
+	r := runGB(t, "-kc5", "-n20", "-H", "Accept: a, b", "-H", "X-Token: Bearer a:b", "-A", "user:secret",
 		"-C", "session=abc", "--json="+js, srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -101,7 +101,7 @@ func TestOutputFiles(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, tsv, js := filepath.Join(dir, "p.csv"), filepath.Join(dir, "g.tsv"), filepath.Join(dir, "r.json")
-	r := gb(t, "-k", "-c", "3", "-n", "200", "-q", "-e", csv, "-g", tsv, "--json", js, srv.URL()+"/hello")
+	r := runGB(t, "-k", "-c", "3", "-n", "200", "-q", "-e", csv, "-g", tsv, "--json", js, srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -133,15 +133,15 @@ func TestOutputFiles(t *testing.T) {
 
 func TestProgressLinesAndVersion(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
-	r := gb(t, "-k", "-c", "2", "-n", "1000", srv.URL()+"/hello")
+	r := runGB(t, "-k", "-c", "2", "-n", "1000", srv.URL()+"/hello")
 	want := "Completed 100 requests\n"
 	if !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "Completed 1000 requests\nFinished 1000 requests\n") {
 		t.Errorf("progress on stderr:\n%s", r.stderr)
 	}
-	if v := gb(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+version) {
+	if v := runGB(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+version) {
 		t.Errorf("-V: %d %q", v.code, v.stdout)
 	}
-	if v := gb(t, "version"); v.code != 0 || v.stdout != "gb "+version+"\n" {
+	if v := runGB(t, "version"); v.code != 0 || v.stdout != "gb "+version+"\n" {
 		t.Errorf("version: %d %q", v.code, v.stdout)
 	}
 }

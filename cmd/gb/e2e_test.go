@@ -42,7 +42,7 @@ type result struct {
 }
 
 // gb runs the binary with args and a time limit.
-func gb(t *testing.T, args ...string) result {
+func runGB(t *testing.T, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(gbBin, args...)
 	var out, errb bytes.Buffer

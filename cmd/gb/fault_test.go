@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/stats"
 )
@@ -243,7 +244,7 @@ func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
 // TestFaults runs every fault case on both engines: the default (the event
 // loops wherever they can run the case) and --engine=goroutine.
 func TestFaults(t *testing.T) {
-	for _, engine := range []string{"auto", engineGoroutine} {
+	for _, engine := range []string{"auto", gb.EngineGoroutine} {
 		for _, fc := range faultCases() {
 			t.Run(engine+"/"+fc.name, func(t *testing.T) {
 				t.Parallel()
@@ -258,7 +259,7 @@ func runFault(t *testing.T, fc faultCase, engine string) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
-	r := gb(t, append(fc.args, "--engine="+engine, "-q", "--json", js, srv.FaultURL()+fc.path)...)
+	r := runGB(t, append(fc.args, "--engine="+engine, "-q", "--json", js, srv.FaultURL()+fc.path)...)
 	if took := time.Since(start); took > fc.limit {
 		t.Errorf("run took %v, limit %v", took, fc.limit)
 	}
@@ -284,5 +285,5 @@ func expectedEngine(e string) string {
 	if e != "auto" {
 		return e
 	}
-	return engineLoop
+	return gb.EngineLoop
 }

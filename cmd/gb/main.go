@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		case "serve":
 			return serve(args[1:], stdout, stderr, sig)
 		case "ramp":
-			return ramp(args[1:], stdout, stderr, sig)
+			return rampCmd(args[1:], stdout, stderr, sig)
 		case "demo":
 			return demo(args[1:], stdout, stderr, sig)
 		case "version":

@@ -38,7 +38,7 @@ func TestMemoryFlatInN(t *testing.T) {
 // credentials hidden.
 func TestVerboseRedactsSecrets(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
-	r := gb(t, "-v", "2", "-n", "2", "-A", "alice:s3cret", "-C", "sid=abc123", "-H", "Authorization: Bearer tok987", srv.URL()+"/status?s=503")
+	r := runGB(t, "-v", "2", "-n", "2", "-A", "alice:s3cret", "-C", "sid=abc123", "-H", "Authorization: Bearer tok987", srv.URL()+"/status?s=503")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

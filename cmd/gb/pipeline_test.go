@@ -16,7 +16,7 @@ import (
 func TestPipelineCountsEqualAccessLog(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{KeepaliveRequests: 100})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "--pipeline", "16", "-c", "4", "-n", "5003", "-q", "--json", js, ngx.URL+"/small.txt")
+	r := runGB(t, "--pipeline", "16", "-c", "4", "-n", "5003", "-q", "--json", js, ngx.URL+"/small.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -37,7 +37,7 @@ func TestPipelineCountsEqualAccessLog(t *testing.T) {
 func TestPipelineSilentClose(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "--pipeline", "4", "-c", "2", "-n", "40", "-q", "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
+	r := runGB(t, "--pipeline", "4", "-c", "2", "-n", "40", "-q", "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

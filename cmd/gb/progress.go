@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"golang.org/x/term"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -24,8 +24,8 @@ type progress struct {
 }
 
 func newProgress(o *options, w io.Writer) *progress {
-	total := o.requests
-	if o.timeLimit > 0 && !o.requestsSet {
+	total := o.cfg.Requests
+	if o.cfg.Duration > 0 && !o.requestsSet {
 		total = 0
 	}
 	abRequests := total
@@ -41,8 +41,9 @@ func newProgress(o *options, w io.Writer) *progress {
 	return p
 }
 
-// update is load's progress callback, set only when p.on.
-func (p *progress) update(done int64, elapsed time.Duration) {
+// update is the run's progress callback, set only when p.on.
+func (p *progress) update(s gb.Progress) {
+	done, elapsed := s.Done, s.Elapsed
 	if p.tty {
 		rate := float64(done) / max(elapsed.Seconds(), 1e-9)
 		if p.total > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/outfile"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 )
 
@@ -32,11 +35,7 @@ type rampOptions struct {
 
 // Defaults of gb ramp.
 const (
-	defaultPerUser  = 100
-	defaultStepTime = 10 * time.Second
-	defaultPause    = time.Second
-	maxRampSteps    = 1000
-	maxConcurrency  = 20000 // ab's -c limit
+	defaultPause = time.Second
 )
 
 func defaultRampOptions() rampOptions {
@@ -70,7 +69,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 		{0, "step", "n", "Concurrency added per step (default: --from)", positive(&ro.step)},
 		{0, "per-user", "requests", "Requests per connection in a step: -n = per-user x concurrency\n(default 100)", func(_ *options, v string) error {
 			n, err := parseCount(v)
-			if err == nil && (n <= 0 || n > math.MaxInt64/maxConcurrency) {
+			if err == nil && (n <= 0 || n > math.MaxInt64/gb.MaxConcurrency) {
 				err = errors.New("want a positive whole number")
 			}
 			ro.perUser = n
@@ -109,7 +108,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 	}
 	for _, s := range abSpecs {
 		if msg := rampRefusal(s); msg != "" {
-			s.set = func(*options, string) error { return usagef(false, "gb ramp: %s", msg) }
+			s.set = func(*options, string) error { return usagef(false, "%s", msg) }
 		} else if s.short == 'c' {
 			set := s.set
 			s.set = func(o *options, v string) error { ro.poolSet = true; return set(o, v) }
@@ -137,9 +136,9 @@ func rampRefusal(s flagSpec) string {
 	return ""
 }
 
-// ramp is gb ramp: one benchmark per step of load, a line per step, the
+// rampCmd is gb ramp: one benchmark per step of load, a line per step, the
 // saturation point, and the CSV, autobench, gnuplot and JSON files.
-func ramp(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
+func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	ro := defaultRampOptions()
 	o := defaultOptions()
 	specs := rampSpecs(&ro)
@@ -151,113 +150,91 @@ func ramp(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		printRampUsage(stderr, specs)
 		return exitUsage
 	case o.version:
-		_ = report.Banner(stdout, version, false)
+		_ = report.Banner(stdout, gb.Version, false)
 		return exitOK
 	case len(rest) != 1:
-		return failRamp(stderr, usagef(false, "gb ramp: want one URL after the options (gb ramp -h for help)"))
+		return failRamp(stderr, usagef(false, "want one URL after the options (gb ramp -h for help)"))
 	}
-	steps, err := ro.validate()
+	spec, err := ro.spec(&o)
 	if err != nil {
 		return failRamp(stderr, err)
 	}
-	ro.bound(&o, steps[len(steps)-1]) // ab's checks see the largest step
-	p, err := prepare(&o, rest[0], append([]string{"ramp"}, args...))
+	o.cfg, o.requestsSet = spec.Largest(), spec.By != report.ByRate // ab's checks see the largest step
+	argv := redactArgs(append([]string{"ramp"}, args...))
+	p, err := o.plan(rest[0], argv, stderr)
+	if err == nil {
+		err = ro.checkFiles()
+	}
 	if err != nil {
 		return failRamp(stderr, err)
 	}
-	if err := ro.checkFiles(); err != nil {
-		return failRamp(stderr, err)
-	}
-	return newRampRun(p, &ro, steps).run(stdout, stderr, sig)
+	defer p.Close()
+	spec.Base = p.Config()
+	return (&rampRun{p: p, o: &o, ro: &ro, spec: spec, argv: argv, stdout: stdout, stderr: stderr}).run(sig)
 }
 
 // failRamp prints err as one line and returns its exit code; ab's usage
 // text never follows (gb ramp -h prints the ramp's).
 func failRamp(stderr io.Writer, err error) int {
 	var ue *usageError
-	if errors.As(err, &ue) {
-		ue.withUsage = false
+	var ce *gb.ConfigError
+	code := exitFailure
+	switch {
+	case errors.As(err, &ue):
+		code = exitUsage
+	case errors.As(err, &ce):
+		code = exitUsage
 	}
-	return fail(stderr, err)
+	fmt.Fprintf(stderr, "gb ramp: %v\n", err)
+	return code
 }
 
 // byRate reports whether the steps are rates.
 func (ro *rampOptions) byRate() bool { return ro.rateFrom > 0 || ro.rateTo > 0 || ro.rateStep > 0 }
 
-// validate checks the step options and returns the steps' loads:
-// concurrencies, or rates in requests per second.
-func (ro *rampOptions) validate() ([]int64, error) {
+// spec checks the step options and returns the ramp they describe, on
+// the request o describes (always the goroutine engine: its keep-alive
+// connections outlive a step).
+func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 	conc := ro.from > 0 || ro.to > 0 || ro.step > 0 || ro.perUser > 0
 	switch {
 	case conc && ro.byRate():
-		return nil, usagef(false, "gb ramp: give concurrency steps (--from/--to) or rate steps (--rate-from/--rate-to), not both")
+		return ramp.Spec{}, usagef(false, "give concurrency steps (--from/--to) or rate steps (--rate-from/--rate-to), not both")
 	case !conc && !ro.byRate():
-		return nil, usagef(false, "gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)")
+		return ramp.Spec{}, usagef(false, "give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)")
 	case conc && ro.poolSet:
-		return nil, usagef(false, "gb ramp: -c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
+		return ramp.Spec{}, usagef(false, "-c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
 	case ro.byRate() && !ro.poolSet:
-		return nil, usagef(false, "gb ramp: rate steps need -c, the connection pool (e.g. -c 100)")
+		return ramp.Spec{}, usagef(false, "rate steps need -c, the connection pool (e.g. -c 100)")
 	case ro.plotFile != "" && ro.csvFile == "":
-		return nil, usagef(false, "gb ramp: --plot needs --csv (the script plots the CSV file)")
+		return ramp.Spec{}, usagef(false, "--plot needs --csv (the script plots the CSV file)")
+	case conc && ro.to > gb.MaxConcurrency:
+		return ramp.Spec{}, usagef(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
+	o.cfg.Engine = gb.EngineGoroutine
+	s := ramp.Spec{Base: o.cfg, By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
+		Pause: ro.pause, MaxSockets: ro.maxSockets}
+	var err error
 	if conc {
-		if ro.to > maxConcurrency {
-			return nil, usagef(false, "gb ramp: --to %d: concurrency is at most %d", ro.to, maxConcurrency)
-		}
-		return levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))
+		s.Levels, err = ramp.Levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))
+		return s, asUsage(err)
 	}
-	if ro.stepTime == 0 {
-		ro.stepTime = defaultStepTime
+	s.By, s.StepTime = report.ByRate, cmp.Or(ro.stepTime, ramp.DefaultStepTime)
+	if s.Levels, err = ramp.Levels("--rate-from", "--rate-to", ro.rateFrom, ro.rateTo, ro.rateStep); err != nil {
+		return s, asUsage(err)
 	}
-	ls, err := levels("--rate-from", "--rate-to", ro.rateFrom, ro.rateTo, ro.rateStep)
-	if err == nil && ro.stepRequests(ls[0]) < 1 {
-		err = usagef(false, "gb ramp: --rate-from %d for --step-time %v is less than one request", ls[0], ro.stepTime)
+	if s.Requests(s.Levels[0]) < 1 {
+		return s, usagef(false, "--rate-from %d for --step-time %v is less than one request", s.Levels[0], ro.stepTime)
 	}
-	return ls, err
+	return s, nil
 }
 
-// levels returns from, from+step, ... up to to; step 0 means from.
-func levels(fromName, toName string, from, to, step int64) ([]int64, error) {
-	switch {
-	case from == 0 || to == 0:
-		return nil, usagef(false, "gb ramp: %s and %s are both needed", fromName, toName)
-	case to < from:
-		return nil, usagef(false, "gb ramp: %s %d is below %s %d", toName, to, fromName, from)
+// asUsage makes err a usage error (exit 22).
+func asUsage(err error) error {
+	if err == nil {
+		return nil
 	}
-	if step == 0 {
-		step = from
-	}
-	if n := (to-from)/step + 1; n > maxRampSteps {
-		return nil, usagef(false, "gb ramp: %d steps; at most %d (raise the step)", n, maxRampSteps)
-	}
-	var ls []int64
-	for l := from; l <= to; l += step {
-		ls = append(ls, l)
-	}
-	return ls, nil
-}
-
-// stepRequests is the request count of a step at load l: per-user ×
-// concurrency, or rate × step time.
-func (ro *rampOptions) stepRequests(l int64) int64 {
-	if ro.byRate() {
-		return int64(float64(l) * ro.stepTime.Seconds())
-	}
-	perUser := ro.perUser
-	if perUser == 0 {
-		perUser = defaultPerUser
-	}
-	return perUser * l
-}
-
-// bound sets ab's options to the step at load l so that prepare's checks
-// (ab's, in ab's words) apply to it.
-func (ro *rampOptions) bound(o *options, l int64) {
-	if ro.byRate() {
-		o.timeLimit, o.requestsSet = 2*ro.stepTime, false
-		return
-	}
-	o.concurrency, o.requests, o.requestsSet = int(l), ro.stepRequests(l), true
+	return usagef(false, "%v", err)
 }
 
 // checkFiles checks the output files before the first step; at most one
@@ -268,7 +245,7 @@ func (ro *rampOptions) checkFiles() error {
 		if f.path == "-" {
 			stdoutFiles++
 			if f.flag == "--plot" {
-				return usagef(false, "gb ramp: --plot -: the script names the PNG after its own file; give a file name")
+				return usagef(false, "--plot -: the script names the PNG after its own file; give a file name")
 			}
 			continue
 		}
@@ -277,7 +254,7 @@ func (ro *rampOptions) checkFiles() error {
 		}
 	}
 	if stdoutFiles > 1 {
-		return usagef(false, "gb ramp: only one output file may be - (stdout)")
+		return usagef(false, "only one output file may be - (stdout)")
 	}
 	return nil
 }

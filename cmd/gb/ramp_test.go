@@ -61,7 +61,7 @@ func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, r
 	var rp *report.Ramp
 	for i := range kneeAttempts {
 		dir = t.TempDir()
-		r = gb(t, append([]string{"ramp"}, args(dir)...)...)
+		r = runGB(t, append([]string{"ramp"}, args(dir)...)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
@@ -194,7 +194,7 @@ func TestRampRateSteps(t *testing.T) {
 // the step lines go to stderr.
 func TestRampJSONToStdout(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
-	r := gb(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
+	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -212,7 +212,7 @@ func TestRampJSONToStdout(t *testing.T) {
 func TestRampNginx(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{})
 	js := filepath.Join(t.TempDir(), "n.json")
-	r := gb(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "50", "--pause", "0",
+	r := runGB(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "50", "--pause", "0",
 		"--json", js, ngx.URL+"/10k.dat")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -279,37 +279,37 @@ func TestRampBadOptions(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{url}, 22, "gb: gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)"},
-		{[]string{"--from", "10", url}, 22, "gb: gb ramp: --from and --to are both needed"},
-		{[]string{"--from", "10", "--to", "5", url}, 22, "gb: gb ramp: --to 5 is below --from 10"},
-		{[]string{"--from", "1", "--to", "30000", url}, 22, "gb: gb ramp: --to 30000: concurrency is at most 20000"},
-		{[]string{"--from", "0", "--to", "5", url}, 22, `gb: invalid value "0" for --from`},
-		{[]string{"--from", "1", "--to", "5000", "--step", "1", url}, 22, "gb: gb ramp: 5000 steps; at most 1000"},
+		{[]string{url}, 22, "gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)"},
+		{[]string{"--from", "10", url}, 22, "gb ramp: --from and --to are both needed"},
+		{[]string{"--from", "10", "--to", "5", url}, 22, "gb ramp: --to 5 is below --from 10"},
+		{[]string{"--from", "1", "--to", "30000", url}, 22, "gb ramp: --to 30000: concurrency is at most 20000"},
+		{[]string{"--from", "0", "--to", "5", url}, 22, `gb ramp: invalid value "0" for --from`},
+		{[]string{"--from", "1", "--to", "5000", "--step", "1", url}, 22, "gb ramp: 5000 steps; at most 1000"},
 		{[]string{"--from", "1", "--to", "5", "--rate-from", "10", "--rate-to", "20", "-c", "5", url}, 22, "not both"},
-		{[]string{"-c", "5", "--from", "1", "--to", "5", url}, 22, "gb: gb ramp: -c is set by the steps"},
-		{[]string{"--rate-from", "10", "--rate-to", "20", url}, 22, "gb: gb ramp: rate steps need -c"},
+		{[]string{"-c", "5", "--from", "1", "--to", "5", url}, 22, "gb ramp: -c is set by the steps"},
+		{[]string{"--rate-from", "10", "--rate-to", "20", url}, 22, "gb ramp: rate steps need -c"},
 		{[]string{"--rate-from", "1", "--rate-to", "2", "-c", "1", "--step-time", "500ms", url}, 22, "is less than one request"},
-		{[]string{"--rate-from", "1.5", "--rate-to", "2", "-c", "1", url}, 22, `gb: invalid value "1.5" for --rate-from`},
+		{[]string{"--rate-from", "1.5", "--rate-to", "2", "-c", "1", url}, 22, `gb ramp: invalid value "1.5" for --rate-from`},
 		{[]string{"--from", "1", "--to", "5", "--per-user", "10", "--rate-to", "5", url}, 22, "not both"},
-		{[]string{"--from", "1", "--to", "5", "-n", "100", url}, 22, "gb: gb ramp: -n is set per step"},
-		{[]string{"--from", "1", "--to", "5", "-t", "10", url}, 22, "gb: gb ramp: -t: use --step-time"},
-		{[]string{"--from", "1", "--to", "5", "-R", "10", url}, 22, "gb: gb ramp: -R: use --rate-from"},
-		{[]string{"--from", "1", "--to", "5", "-e", "x.csv", url}, 22, "gb: gb ramp: -e is for one run's report"},
-		{[]string{"--from", "1", "--to", "5", "--profile", url}, 22, "gb: gb ramp: --profile is for one run"},
-		{[]string{"--from", "1", "--to", "5", "--plot", "p.gp", url}, 22, "gb: gb ramp: --plot needs --csv"},
-		{[]string{"--from", "1", "--to", "5", "--pause", "soon", url}, 22, `gb: invalid value "soon" for --pause`},
-		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb: invalid value "0" for --step-time`},
-		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb: invalid value "-1" for --max-sockets`},
-		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb: gb ramp: only one output file may be -"},
-		{[]string{"--from", "1", "--to", "5"}, 22, "gb: gb ramp: want one URL"},
-		{[]string{"--from", "1", "--to", "5", "-j", url}, 22, "gb: illegal option -- j"},
-		{[]string{"--bogus", url}, 22, "gb: unknown option --bogus"},
-		{[]string{"--from", "1", "--to", "5", "-c", "0", url}, 22, "gb: gb ramp: -c is set by the steps"},
-		{[]string{"--from", "1", "--to", "5", "ftp://x/"}, 22, `gb: unsupported URL scheme "ftp"`},
-		{[]string{"--from", "1", "--to", "5", "--csv", "/nonexistent/dir/r.csv", url}, 1, "gb: cannot write --csv /nonexistent/dir/r.csv"},
+		{[]string{"--from", "1", "--to", "5", "-n", "100", url}, 22, "gb ramp: -n is set per step"},
+		{[]string{"--from", "1", "--to", "5", "-t", "10", url}, 22, "gb ramp: -t: use --step-time"},
+		{[]string{"--from", "1", "--to", "5", "-R", "10", url}, 22, "gb ramp: -R: use --rate-from"},
+		{[]string{"--from", "1", "--to", "5", "-e", "x.csv", url}, 22, "gb ramp: -e is for one run's report"},
+		{[]string{"--from", "1", "--to", "5", "--profile", url}, 22, "gb ramp: --profile is for one run"},
+		{[]string{"--from", "1", "--to", "5", "--plot", "p.gp", url}, 22, "gb ramp: --plot needs --csv"},
+		{[]string{"--from", "1", "--to", "5", "--pause", "soon", url}, 22, `gb ramp: invalid value "soon" for --pause`},
+		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb ramp: invalid value "0" for --step-time`},
+		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb ramp: invalid value "-1" for --max-sockets`},
+		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb ramp: only one output file may be -"},
+		{[]string{"--from", "1", "--to", "5"}, 22, "gb ramp: want one URL"},
+		{[]string{"--from", "1", "--to", "5", "-j", url}, 22, "gb ramp: illegal option -- j"},
+		{[]string{"--bogus", url}, 22, "gb ramp: unknown option --bogus"},
+		{[]string{"--from", "1", "--to", "5", "-c", "0", url}, 22, "gb ramp: -c is set by the steps"},
+		{[]string{"--from", "1", "--to", "5", "ftp://x/"}, 22, `gb ramp: unsupported URL scheme "ftp"`},
+		{[]string{"--from", "1", "--to", "5", "--csv", "/nonexistent/dir/r.csv", url}, 1, "gb ramp: cannot write --csv /nonexistent/dir/r.csv"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			r := gb(t, append([]string{"ramp"}, tc.args...)...)
+			r := runGB(t, append([]string{"ramp"}, tc.args...)...)
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
 			}
@@ -321,7 +321,7 @@ func TestRampBadOptions(t *testing.T) {
 			}
 		})
 	}
-	if r := gb(t, "ramp", "-h"); r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
+	if r := runGB(t, "ramp", "-h"); r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
 		t.Errorf("gb ramp -h: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -71,7 +71,7 @@ func TestNginxSIGSTOPShowsInCorrectedLatency(t *testing.T) {
 func TestPacerAccuracy(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-k", "-c", "50", "-R", "5000", "-t", "5", "-q", "--json", js, srv.URL()+"/hello")
+	r := runGB(t, "-k", "-c", "50", "-R", "5000", "-t", "5", "-q", "--json", js, srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

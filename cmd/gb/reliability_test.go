@@ -33,7 +33,7 @@ func closedPort(t *testing.T) string {
 func TestRefusedStopsEarly(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
-	r := gb(t, "-n", "100", "-c", "10", "--json", js, "http://"+closedPort(t)+"/")
+	r := runGB(t, "-n", "100", "-c", "10", "--json", js, "http://"+closedPort(t)+"/")
 	if r.code != 1 || !strings.Contains(r.stderr, "Test aborted") || !strings.Contains(r.stderr, "connection refused") {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
@@ -55,7 +55,7 @@ func TestStalePOSTIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-k", "-c", "2", "-n", "100", "-p", body, "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
+	r := runGB(t, "-k", "-c", "2", "-n", "100", "-p", body, "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -76,7 +76,7 @@ func TestEarlyResponse(t *testing.T) {
 	}
 	for _, drain := range []string{"0", "1"} {
 		js := filepath.Join(t.TempDir(), "r.json")
-		r := gb(t, "-c", "1", "-n", "5", "-p", body, "--json", js, srv.FaultURL()+"/early-response?code=413&drain="+drain)
+		r := runGB(t, "-c", "1", "-n", "5", "-p", body, "--json", js, srv.FaultURL()+"/early-response?code=413&drain="+drain)
 		if r.code != 0 {
 			t.Fatalf("drain=%s: exit %d: %s", drain, r.code, r.stderr)
 		}
@@ -93,7 +93,7 @@ func TestEarlyResponse(t *testing.T) {
 func TestTLSHandshakeFailure(t *testing.T) {
 	srv := startServer(t, testserver.Options{TLS: true})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "--insecure", "-f", "TLS1", "-n", "50", "--json", js, srv.TLSURL()+"/hello")
+	r := runGB(t, "--insecure", "-f", "TLS1", "-n", "50", "--json", js, srv.TLSURL()+"/hello")
 	res := readResult(t, js)
 	if r.code != 1 || res.Counts.Outcomes[stats.FailTLS] == 0 || res.Counts.Outcomes[stats.FailTLS] > 20 {
 		t.Errorf("exit %d, outcomes %v", r.code, res.Counts.Outcomes)
@@ -105,7 +105,7 @@ func TestTLSHandshakeFailure(t *testing.T) {
 func TestRedirectNotFollowed(t *testing.T) {
 	other := startServer(t, testserver.Options{})
 	ngx := nginxtest.Start(t, nginxtest.Options{Extra: "location = /redir { return 302 " + other.URL() + "/hello; }"})
-	r := gb(t, "-n", "20", "-H", "Authorization: Bearer secret", ngx.URL+"/redir")
+	r := runGB(t, "-n", "20", "-H", "Authorization: Bearer secret", ngx.URL+"/redir")
 	if r.code != 0 || number(t, r.stdout, "Non-2xx responses") != 20 {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
 	}
@@ -151,7 +151,7 @@ func TestSIGTERMStopsLikeSIGINT(t *testing.T) {
 func TestNginxChurn(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{KeepaliveRequests: 100, KeepaliveTimeout: time.Second})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-k", "-c", "8", "-n", "3000", "--json", js, ngx.URL+"/small.txt")
+	r := runGB(t, "-k", "-c", "8", "-n", "3000", "--json", js, ngx.URL+"/small.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -166,7 +166,7 @@ func TestNginxChurn(t *testing.T) {
 	// Idle races: a slow rate lets nginx's 1 s keepalive_timeout close
 	// connections while gb is about to reuse them.
 	js2 := filepath.Join(t.TempDir(), "r2.json")
-	r = gb(t, "-k", "-c", "4", "-R", "4", "-t", "4", "--json", js2, ngx.URL+"/small.txt")
+	r = runGB(t, "-k", "-c", "4", "-R", "4", "-t", "4", "--json", js2, ngx.URL+"/small.txt")
 	res = readResult(t, js2)
 	before := log.Requests
 	log = ngx.Totals(t)
@@ -183,7 +183,7 @@ func TestNginxChurn(t *testing.T) {
 // gb's (every connection was closed, none left half-open).
 func TestNoSocketsLeftAfterRun(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{})
-	if r := gb(t, "-k", "-c", "50", "-n", "5000", "-q", ngx.URL+"/small.txt"); r.code != 0 {
+	if r := runGB(t, "-k", "-c", "50", "-n", "5000", "-q", ngx.URL+"/small.txt"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	port := strings.TrimPrefix(ngx.URL, "http://127.0.0.1:")

@@ -33,7 +33,7 @@ func TestCountsEqualServerLedger(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv.ResetLedger()
 			js := filepath.Join(t.TempDir(), "r.json")
-			r := gb(t, append(tc.args, "--json", js, srv.URL()+"/bytes/1000")...)
+			r := runGB(t, append(tc.args, "--json", js, srv.URL()+"/bytes/1000")...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -67,7 +67,7 @@ func TestCountsEqualServerLedger(t *testing.T) {
 func TestNginxCountsEqualAccessLog(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-k", "-c", "20", "-n", "2003", "--json", js, ngx.URL+"/10k.dat")
+	r := runGB(t, "-k", "-c", "20", "-n", "2003", "--json", js, ngx.URL+"/10k.dat")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -116,7 +116,7 @@ func TestSideBySideWithAB(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ab: %v\n%s", err, out)
 			}
-			g := gb(t, append(args, url)...)
+			g := runGB(t, append(args, url)...)
 			if g.code != 0 {
 				t.Fatalf("gb exit %d: %s", g.code, g.stderr)
 			}
@@ -164,7 +164,7 @@ func TestTimeLimitStopsFirst(t *testing.T) {
 	srv := startServer(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
-	r := gb(t, "-k", "-c", "2", "-n", "1000000", "-t", "1", "--json", js, srv.URL()+"/delay?d=5ms")
+	r := runGB(t, "-k", "-c", "2", "-n", "1000000", "-t", "1", "--json", js, srv.URL()+"/delay?d=5ms")
 	if r.code != 0 || time.Since(start) > 30*time.Second {
 		t.Fatalf("exit %d after %v: %s", r.code, time.Since(start), r.stderr)
 	}

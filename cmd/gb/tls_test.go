@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/stats"
@@ -16,7 +17,7 @@ import (
 func TestTLSVerifiedByDefault(t *testing.T) {
 	srv := startServer(t, testserver.Options{TLS: true})
 	url := srv.TLSURL() + "/hello"
-	r := gb(t, "-n", "50", "-c", "2", url)
+	r := runGB(t, "-n", "50", "-c", "2", url)
 	if r.code != 1 || !strings.Contains(r.stderr, "certificate") || !strings.Contains(r.stderr, "--insecure") {
 		t.Errorf("unverifiable certificate: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
@@ -28,9 +29,9 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	for _, engine := range []string{"auto", engineGoroutine} {
+	for _, engine := range []string{"auto", gb.EngineGoroutine} {
 		for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
-			r := gb(t, append(args, "--engine="+engine, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
+			r := runGB(t, append(args, "--engine="+engine, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
 			if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
 				t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 			}
@@ -54,7 +55,7 @@ func TestProxy(t *testing.T) {
 	ngx := nginxtest.Start(t, nginxtest.Options{})
 	proxy := strings.TrimPrefix(ngx.URL, "http://")
 	js := filepath.Join(t.TempDir(), "r.json")
-	r := gb(t, "-X", proxy, "-n", "20", "--json", js, "http://origin.invalid/small.txt")
+	r := runGB(t, "-X", proxy, "-n", "20", "--json", js, "http://origin.invalid/small.txt")
 	if r.code != 0 || !strings.Contains(r.stdout, "Benchmarking origin.invalid [through "+proxy+"] (be patient)") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

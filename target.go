@@ -1,8 +1,7 @@
-package main
+package gb
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -31,7 +30,7 @@ func parseTarget(raw string) (*target, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return nil, usagef(true, "invalid URL")
+		return nil, configErr(true, "invalid URL")
 	}
 	t := &target{url: u, userinfo: u.User}
 	switch u.Scheme {
@@ -39,11 +38,11 @@ func parseTarget(raw string) (*target, error) {
 	case "https":
 		t.tls = true
 	default:
-		return nil, usagef(false, "unsupported URL scheme %q (supported: http, https)", u.Scheme)
+		return nil, configErr(false, "unsupported URL scheme %q (supported: http, https)", u.Scheme)
 	}
 	t.host = u.Hostname()
 	if t.host == "" || strings.Contains(t.host, "%") {
-		return nil, usagef(true, "invalid URL")
+		return nil, configErr(true, "invalid URL")
 	}
 	t.port = 80
 	if t.tls {
@@ -52,7 +51,7 @@ func parseTarget(raw string) (*target, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return nil, usagef(false, "invalid port %q in URL", p)
+			return nil, configErr(false, "invalid port %q in URL", p)
 		}
 		t.port = n
 	}
@@ -71,27 +70,27 @@ func parseTarget(raw string) (*target, error) {
 	return t, nil
 }
 
-// buildRequest turns the options into the request every worker sends.
-func buildRequest(o *options, t *target, body []byte) (*h1.Request, error) {
+// buildRequest turns the Config into the request every worker sends.
+func buildRequest(c *Config, t *target) (*h1.Request, error) {
 	req := &h1.Request{
-		Method:      o.method,
+		Method:      c.method(),
 		Target:      t.path,
 		Host:        t.hostHdr,
-		UserAgent:   "gb/" + version,
-		Body:        body,
-		ContentType: o.contentType,
-		Close:       !o.keepAlive,
+		UserAgent:   c.UserAgent,
+		Body:        c.Body,
+		ContentType: c.ContentType,
+		Close:       !c.keepAlive(),
 	}
-	if req.Method == "" {
-		req.Method = map[string]string{"": "GET", "HEAD": "HEAD", "POST": "POST", "PUT": "PUT"}[o.methodKind]
+	if req.UserAgent == "" {
+		req.UserAgent = "gb/" + Version
 	}
-	if o.proxy != "" {
+	if c.Proxy != "" {
 		req.Target = t.url.Scheme + "://" + t.url.Host + t.path
 	}
-	if len(o.cookies) > 0 {
-		req.Headers = append(req.Headers, h1.Header{Name: "Cookie", Value: strings.Join(o.cookies, "; ")})
+	if len(c.Cookies) > 0 {
+		req.Headers = append(req.Headers, h1.Header{Name: "Cookie", Value: strings.Join(c.Cookies, "; ")})
 	}
-	auth := o.auth
+	auth := c.BasicAuth
 	if auth == "" && t.userinfo != nil {
 		auth = t.userinfo.String()
 		if u, err := url.PathUnescape(auth); err == nil {
@@ -101,18 +100,18 @@ func buildRequest(o *options, t *target, body []byte) (*h1.Request, error) {
 	if auth != "" {
 		req.Headers = append(req.Headers, basicAuth("Authorization", auth))
 	}
-	if o.proxyAuth != "" {
-		req.Headers = append(req.Headers, basicAuth("Proxy-Authorization", o.proxyAuth))
+	if c.ProxyAuth != "" {
+		req.Headers = append(req.Headers, basicAuth("Proxy-Authorization", c.ProxyAuth))
 	}
-	for _, raw := range o.headers {
-		h, err := parseHeader(raw, body != nil)
+	for _, raw := range c.Headers {
+		h, err := parseHeader(raw, c.Body != nil)
 		if err != nil {
 			return nil, err
 		}
 		req.Headers = append(req.Headers, h)
 	}
 	if err := req.Validate(); err != nil {
-		return nil, usagef(false, "%v", err)
+		return nil, configErr(false, "%v", err)
 	}
 	return req, nil
 }
@@ -126,39 +125,13 @@ func basicAuth(name, userPass string) h1.Header {
 func parseHeader(raw string, hasBody bool) (h1.Header, error) {
 	name, value, ok := strings.Cut(raw, ":")
 	if !ok || name == "" || strings.TrimSpace(name) != name {
-		return h1.Header{}, usagef(false, "invalid header %q: expected \"Name: value\"", raw)
+		return h1.Header{}, configErr(false, "invalid header %q: expected \"Name: value\"", raw)
 	}
 	if strings.EqualFold(name, "Transfer-Encoding") ||
 		(strings.EqualFold(name, "Content-Length") && hasBody) {
-		return h1.Header{}, usagef(false, "-H %s conflicts with the request framing gb sets", name)
+		return h1.Header{}, configErr(false, "-H %s conflicts with the request framing gb sets", name)
 	}
 	return h1.Header{Name: name, Value: strings.TrimLeft(value, " \t")}, nil
-}
-
-// readBody reads the -p or -u file: a regular file, read once.
-func readBody(o *options) ([]byte, error) {
-	path := o.postFile
-	if o.methodKind == "PUT" {
-		path = o.putFile
-	}
-	if path == "" {
-		return nil, nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("Could not open %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s data file %s is not a regular file", o.methodKind, path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("Could not read %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
-	}
-	if b == nil {
-		b = []byte{}
-	}
-	return b, nil
 }
 
 // unwrapPath drops the *PathError wrapping that would repeat the path.

@@ -1,7 +1,6 @@
-package main
+package ramp
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -166,36 +165,12 @@ func TestLevels(t *testing.T) {
 				want = append(want, l)
 			}
 		}
-		got, err := levels("--from", "--to", tc.from, tc.to, tc.step)
+		got, err := Levels("--from", "--to", tc.from, tc.to, tc.step)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("levels(%d, %d, %d) = %v, %v", tc.from, tc.to, tc.step, got, err)
 		}
 	}
-	if _, err := levels("--from", "--to", 1, 1001, 1); err == nil {
+	if _, err := Levels("--from", "--to", 1, 1001, 1); err == nil {
 		t.Error("1001 steps accepted")
-	}
-}
-
-// TestStepContext: a pooled client's context follows the step in
-// progress, so cancelling a step's context ends its dials and a new step
-// starts afresh.
-func TestStepContext(t *testing.T) {
-	var sc stepContext
-	if sc.Err() != nil || sc.Done() != nil {
-		t.Fatal("an unset step context is not Background")
-	}
-	first, cancel := context.WithCancel(context.Background())
-	sc.follow(first)
-	dctx, dcancel := context.WithTimeout(&sc, time.Hour) // what a TLS handshake derives
-	defer dcancel()
-	cancel()
-	select {
-	case <-dctx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("cancelling the step did not reach a context derived from the pool's")
-	}
-	sc.follow(context.Background())
-	if sc.Err() != nil {
-		t.Errorf("next step: %v", sc.Err())
 	}
 }

@@ -1,7 +1,8 @@
-package main
+package ramp
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -120,19 +121,19 @@ func defaultMaxSockets() int {
 type drain struct {
 	addr  string // the target (or proxy) as dialled: "ip:port"
 	limit int
-	held  int              // connections gb keeps open for the next step
-	sig   <-chan os.Signal // a signal ends the wait: wait returns false
-	note  func(string)     // progress; nil = quiet
-	warn  func(string)     // giving up
+	held  int             // connections gb keeps open for the next step
+	ctx   context.Context // its end ends the wait: wait returns false
+	note  func(string)    // progress; nil = quiet
+	warn  func(string)    // giving up
 	// For tests: the counts (TIME_WAIT, established; nil = sockets(addr)),
-	// the sleep between polls (false = a signal; nil = sleepOrSignal) and
+	// the sleep between polls (false = ctx ended; nil = sleepCtx) and
 	// the longest wait (0 = drainMaxWait).
 	count   func() (int, int)
 	sleep   func(time.Duration) bool
 	maxWait time.Duration
 }
 
-// wait waits and reports false when a signal came first.
+// wait waits and reports false when ctx ended first.
 func (d *drain) wait() bool {
 	count := d.count
 	if count == nil {
@@ -150,7 +151,7 @@ func (d *drain) wait() bool {
 	}
 	sleep := d.sleep
 	if sleep == nil {
-		sleep = func(t time.Duration) bool { return sleepOrSignal(t, d.sig) }
+		sleep = func(t time.Duration) bool { return sleepCtx(d.ctx, t) }
 	}
 	maxWait := d.maxWait
 	if maxWait == 0 {

@@ -1,4 +1,4 @@
-package main
+package gb
 
 import (
 	"crypto/tls"
@@ -9,39 +9,40 @@ import (
 	"strings"
 )
 
-// tlsConfig builds the client TLS configuration from -I, -Z, -f, -E,
-// --insecure and --cacert. Certificates are verified unless --insecure.
-func tlsConfig(o *options, t *target) (*tls.Config, error) {
-	c := &tls.Config{ServerName: t.host, InsecureSkipVerify: o.insecure}
-	if o.caCert != "" {
-		pem, err := os.ReadFile(o.caCert)
+// config builds the client TLS configuration for host. Certificates are
+// verified unless Insecure. Its errors name the command line's flags
+// (--cacert, -E, -f, -Z), the names the fields are documented by.
+func (o TLS) config(host string) (*tls.Config, error) {
+	c := &tls.Config{ServerName: host, InsecureSkipVerify: o.Insecure}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read --cacert %s: %v", o.caCert, unwrapPath(err))
+			return nil, fmt.Errorf("cannot read --cacert %s: %v", o.CAFile, unwrapPath(err))
 		}
 		c.RootCAs = x509.NewCertPool()
 		if !c.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", o.caCert)
+			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", o.CAFile)
 		}
 	}
-	if err := setProtocol(c, o.tlsProtocol); err != nil {
+	if err := setProtocol(c, o.Protocol); err != nil {
 		return nil, err
 	}
-	if err := setCiphers(c, o.ciphers); err != nil {
+	if err := setCiphers(c, o.Ciphers); err != nil {
 		return nil, err
 	}
-	if o.clientCert != "" {
-		pem, err := os.ReadFile(o.clientCert)
+	if o.CertFile != "" {
+		pem, err := os.ReadFile(o.CertFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read -E %s: %v", o.clientCert, unwrapPath(err))
+			return nil, fmt.Errorf("cannot read -E %s: %v", o.CertFile, unwrapPath(err))
 		}
 		cert, err := tls.X509KeyPair(pem, pem)
 		if err != nil {
-			return nil, fmt.Errorf("-E %s: %v", o.clientCert, err)
+			return nil, fmt.Errorf("-E %s: %v", o.CertFile, err)
 		}
 		c.Certificates = []tls.Certificate{cert}
 	}
-	if o.noSNI {
-		noSNI(c, t.host)
+	if o.NoSNI {
+		noSNI(c, host)
 	}
 	return c, nil
 }
@@ -76,11 +77,11 @@ func setProtocol(c *tls.Config, p string) error {
 	case p == "" || up == "ALL":
 		return nil
 	case up == "SSL2" || up == "SSL3":
-		return usagef(false, "-f %s: Go does not speak SSL 2 or 3 (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
+		return configErr(false, "-f %s: Go does not speak SSL 2 or 3 (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
 	default:
 		v, ok := versions[up]
 		if !ok {
-			return usagef(false, "-f %s: unknown protocol (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
+			return configErr(false, "-f %s: unknown protocol (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
 		}
 		c.MinVersion, c.MaxVersion = v, v
 	}
@@ -100,7 +101,7 @@ func setCiphers(c *tls.Config, list string) error {
 	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ':' }) {
 		id, ok := byName[name]
 		if !ok {
-			return usagef(false, "-Z: unknown cipher suite %q (gb takes Go/IANA names, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", name)
+			return configErr(false, "-Z: unknown cipher suite %q (gb takes Go/IANA names, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", name)
 		}
 		c.CipherSuites = append(c.CipherSuites, id)
 	}

@@ -1,0 +1,188 @@
+package gb
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gb-bench/gb/internal/pace"
+)
+
+// Config is one load: what to ask (URL, method, headers, body), how hard
+// (concurrency, rate, pipelining), for how long (requests, duration) and
+// how (TLS, timeouts, engine). The zero value of each field selects the
+// default written beside it, as in net/http; the URL and a bound (Requests
+// or Duration) are required. Run reads a Config and never changes it; a
+// Config is not used after Run returns.
+type Config struct {
+	// URL is the target: http://host[:port]/path or https://…; the scheme
+	// may be omitted (http). Userinfo in it is sent as Basic credentials
+	// unless BasicAuth is set; it never appears in a Result.
+	URL string
+
+	Method      string   // "" = GET, or POST when Body is non-nil
+	Headers     []string // extra header lines "Name: value", sent in order after gb's own
+	Cookies     []string // joined with "; " into one Cookie header; nil = none
+	BasicAuth   string   // "user:password" for Authorization; "" = the URL's userinfo, if any
+	ProxyAuth   string   // "user:password" for Proxy-Authorization; "" = none
+	Proxy       string   // forward proxy "host:port" for http:// URLs; "" = connect to the target
+	Body        []byte   // request body, sent with Content-Length; nil = none
+	ContentType string   // Content-Type sent with Body; "" = text/plain (ab's default)
+	UserAgent   string   // "" = "gb/" + Version
+
+	// KeepAlive reuses each connection for many requests (ab's -k);
+	// false opens a new connection per request, as ab does by default.
+	KeepAlive bool
+
+	Concurrency int           // connections, each with one request in flight (or Pipeline); 0 = 1
+	Requests    int64         // requests to send in all; 0 = no count limit (Duration must be set)
+	Duration    time.Duration // time limit of the load; 0 = none (Requests must be set)
+
+	// Rate, when set, makes the load open-model: requests are due on a
+	// fixed schedule (Rate.Freq per Rate.Per) whoever is free sends them,
+	// and latency is also measured from each request's intended time
+	// (coordinated omission corrected). Zero = closed loop.
+	Rate Rate
+
+	// Pipeline, above 1, sends this many requests at once on each
+	// connection (HTTP/1.1 pipelining; implies KeepAlive; closed loop
+	// only). 0 or 1 = one at a time.
+	Pipeline int
+
+	Timeout          time.Duration // deadline of connect, handshake and each request; 0 = 30 s (ab's -s)
+	ConnectTimeout   time.Duration // deadline of dial plus TLS handshake; 0 = Timeout
+	FirstByteTimeout time.Duration // request written to first response byte; 0 = only Timeout
+	HeaderTimeout    time.Duration // first byte to end of the header section; 0 = only Timeout
+	IdleTimeout      time.Duration // longest wait for more body bytes; 0 = only Timeout
+
+	TLS TLS // https settings; the zero value verifies the server's certificate
+
+	LocalAddr string // IP address to dial from (ab's -B); "" = any
+	SockBuf   int    // SO_SNDBUF and SO_RCVBUF in bytes (ab's -b); 0 = the kernel's
+
+	// Engine drives the connections: EngineLoop (event loops over epoll),
+	// EngineGoroutine (one goroutine per connection) or "" / EngineAuto
+	// (the loops where the system has epoll, else goroutines).
+	Engine string
+
+	// CPUs is how many cores gb's engine may use (one event loop each).
+	// 0 = half the cores for a loopback target (the rest are the
+	// server's), all of them for a remote one. Plan.Procs says what
+	// GOMAXPROCS the load wants; Run does not change GOMAXPROCS itself.
+	CPUs int
+
+	// VariableLength accepts responses whose body length differs from the
+	// first one's (ab's -l); false counts them as length failures.
+	VariableLength bool
+
+	// KeepSamples keeps one Sample per response in Result.Samples (what
+	// ab's -e and -g files need). It costs memory in proportion to the
+	// requests; false keeps only histograms.
+	KeepSamples bool
+}
+
+// The engines (Config.Engine).
+const (
+	EngineAuto      = "auto"      // the loops where available, else goroutines
+	EngineLoop      = "loop"      // one event loop per core over epoll (Linux)
+	EngineGoroutine = "goroutine" // one goroutine per connection over Go's netpoller
+)
+
+// MaxConcurrency is the most connections a Config may ask for (ab's limit).
+const MaxConcurrency = 20000
+
+// Rate is a fixed request schedule: Freq requests every Per. The zero
+// value means no schedule (closed loop).
+type Rate struct {
+	Freq int64         // requests per Per; 0 = closed loop
+	Per  time.Duration // the period; 0 = one second
+}
+
+// ParseRate parses a rate as -R takes it: "2000" (per second) or
+// "50/1s", "3/100ms".
+func ParseRate(s string) (Rate, error) {
+	c, err := pace.ParseRate(s)
+	return Rate{Freq: c.Freq, Per: c.Per}, err
+}
+
+// PerSecond returns the rate in requests per second; 0 for the zero Rate.
+func (r Rate) PerSecond() float64 {
+	if r.Freq == 0 {
+		return 0
+	}
+	return r.pacer().Rate()
+}
+
+func (r Rate) pacer() pace.Constant {
+	if r.Per <= 0 {
+		r.Per = time.Second
+	}
+	return pace.Constant{Freq: r.Freq, Per: r.Per}
+}
+
+// TLS holds the https settings, by file name and by the names ab and Go
+// use, so that a command line maps onto it one flag to one field.
+type TLS struct {
+	Insecure bool   // do not verify the server's certificate
+	CAFile   string // PEM file of CA certificates to trust; "" = the system's
+	CertFile string // PEM file holding a client certificate chain and its key (ab's -E); "" = none
+	Ciphers  string // Go (IANA) cipher suite names, comma or colon separated; "" = Go's defaults
+	Protocol string // TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (ab's -f); "" = ALL
+	NoSNI    bool   // send no Server Name Indication (ab's -I); the name is still verified
+}
+
+// A ConfigError is a Config that cannot run, found before any connection
+// is made. The command line turns it into a usage error (exit 22).
+type ConfigError struct {
+	Msg string // one line, in ab's words where ab has them
+	// Usage is set where ab follows the message with its usage text.
+	Usage bool
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+func configErr(usage bool, format string, a ...any) error {
+	return &ConfigError{Msg: fmt.Sprintf(format, a...), Usage: usage}
+}
+
+// check applies ab's checks, in ab's order, to the load's shape.
+func (c *Config) check() error {
+	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
+		return configErr(true, "Invalid Concurrency [Range 1..%d]", MaxConcurrency)
+	}
+	switch c.Engine {
+	case "", EngineAuto, EngineLoop, EngineGoroutine:
+	default:
+		return configErr(false, "unknown engine %q (want auto, loop or goroutine)", c.Engine)
+	}
+	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
+		return configErr(false, "invalid rate %d/%v", c.Rate.Freq, c.Rate.Per)
+	}
+	if c.Pipeline > 1 && c.Rate.Freq > 0 {
+		return configErr(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")
+	}
+	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 {
+		return configErr(false, "-R needs -n or -t: gb never runs unbounded")
+	}
+	if c.Duration > 0 && c.Requests == 0 {
+		return nil
+	}
+	if c.Requests <= 0 {
+		return configErr(false, "Invalid number of requests")
+	}
+	if int64(c.concurrency()) > c.Requests {
+		return configErr(true, "Cannot use concurrency level greater than total number of requests")
+	}
+	return nil
+}
+
+func (c *Config) concurrency() int { return max(c.Concurrency, 1) }
+
+func (c *Config) method() string {
+	switch {
+	case c.Method != "":
+		return c.Method
+	case c.Body != nil:
+		return "POST"
+	}
+	return "GET"
+}

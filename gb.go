@@ -1,0 +1,48 @@
+// Package gb runs HTTP benchmarks: the engine behind the gb command, for
+// Go programs and tests.
+//
+// A Config says what to load and how hard; Run drives it and returns a
+// Result, the complete record of the run (the same value `gb --json`
+// writes). A Plan is a Config checked and prepared once, for callers that
+// want to show the request before the load, size GOMAXPROCS, or run
+// several loads on one target (gb ramp's steps).
+//
+//	res, err := gb.Run(ctx, gb.Config{URL: "http://127.0.0.1:8080/", Concurrency: 50, Requests: 100000, KeepAlive: true})
+//	if err != nil { ... }
+//	fmt.Println(res.RequestsPerSecond(), res.Percentile(stats.Total, 99))
+//
+// Latency is recorded per phase in HdrHistograms (microseconds, 3
+// significant digits) beside exact sums; in rate mode (Config.Rate) it is
+// also measured from each request's intended send time, so coordinated
+// omission is corrected. Every request ends in exactly one stats.Outcome.
+package gb
+
+import (
+	"context"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// Version is gb's version, sent in User-Agent and recorded in every Result.
+const Version = "0.1.0"
+
+// Result is the record of one run: what was asked (Target), who answered
+// (Server), what happened to every request (Counts), how long the
+// responses took (Latency, per phase), what gb itself spent (Client) and,
+// when asked, the server's profile. It is the Go form of the JSON result
+// (README "The JSON result"); renderers, gb report, compare and merge all
+// read it. It is filled in one place, Plan.Run, and not changed after.
+type Result = stats.Result
+
+// Run checks cfg, runs its load until its budget, its time limit or ctx
+// ends it, and returns the result. Cancelling ctx stops the load as a
+// signal does: the result is still complete. Errors are those of NewPlan;
+// once the load starts, failures are counted in the Result, not returned.
+func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
+	p, err := NewPlan(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(ctx)
+}

@@ -1,0 +1,95 @@
+package gb
+
+import (
+	"time"
+
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// An Option adds to a run what its Config does not describe: who watches
+// it (progress, every exchange, warnings), the server profile captured
+// beside it, and how its Result is labelled.
+type Option func(*options)
+
+type options struct {
+	progress      func(Progress)
+	progressEvery time.Duration
+	observe       func(Exchange)
+	warnf         func(string)
+	profile       Profile
+	command       []string
+	carry         bool
+}
+
+// Progress is a snapshot of a running load, read from the workers'
+// counters (never from their histograms, so taking it costs the hot path
+// nothing).
+type Progress struct {
+	Done    int64         // requests ended so far, any outcome
+	Elapsed time.Duration // since the load started
+}
+
+// WithProgress calls f every interval (0 = 100 ms) while the load runs,
+// from one goroutine, and once more after the workers stopped.
+func WithProgress(interval time.Duration, f func(Progress)) Option {
+	return func(o *options) { o.progress, o.progressEvery = f, interval }
+}
+
+// Exchange is one request's end, as WithObserver sees it.
+type Exchange struct {
+	Outcome stats.Outcome // how it ended
+	Status  int           // the response's status code; 0 when none came
+	Err     error         // why it failed; nil for a response
+}
+
+// WithObserver calls f after every request (ab's -v 3 and 4), from the
+// worker that ran it: f must be safe for concurrent use, and it costs the
+// hot path its speed, so set it only when asked.
+func WithObserver(f func(Exchange)) Option {
+	return func(o *options) { o.observe = f }
+}
+
+// WithWarnings gives f the run's warnings (one line each, e.g. a profile
+// that could not be captured); by default they are dropped.
+func WithWarnings(f func(msg string)) Option {
+	return func(o *options) { o.warnf = f }
+}
+
+// WithProfile captures the server's pprof profiles during the load; the
+// summary lands in Result.Profile and the files in Profile.Dir. A target
+// without pprof is a warning, not an error.
+func WithProfile(p Profile) Option {
+	return func(o *options) { o.profile = p }
+}
+
+// WithCommand records the command line that asked for the run in
+// Result.Command. The caller redacts secrets first.
+func WithCommand(argv []string) Option {
+	return func(o *options) { o.command = argv }
+}
+
+// Carry keeps the run's keep-alive connections open when it ends by its
+// request count, for the Plan's next run (gb ramp's steps); Plan.Close
+// closes them. It needs the goroutine engine and KeepAlive; elsewhere it
+// does nothing.
+func Carry() Option {
+	return func(o *options) { o.carry = true }
+}
+
+func (o *options) warn(msg string) {
+	if o.warnf != nil {
+		o.warnf(msg)
+	}
+}
+
+// observer adapts WithObserver's f to the engine's hook.
+func (o *options) observer() func(*load.Exchange, stats.Outcome) {
+	f := o.observe
+	if f == nil {
+		return nil
+	}
+	return func(x *load.Exchange, out stats.Outcome) {
+		f(Exchange{Outcome: out, Status: x.Status, Err: x.Err})
+	}
+}

@@ -1,0 +1,364 @@
+package gb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"reflect"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/evloop"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// A Plan is a Config checked and made ready to run: the URL parsed, the
+// host resolved (so no request waits on DNS), the request's bytes built,
+// TLS configured and the engine chosen. NewPlan does all the checking
+// that can be done before the first connection; Run then only fails on
+// what happens under load. A Plan may run several loads in turn (Run,
+// Step) but only one at a time; Close releases the connections it keeps
+// between them.
+type Plan struct {
+	cfg    Config
+	opts   options
+	target *target
+	req    []byte
+	client *client.Config
+	loops  int // event loops; 0 = a goroutine per connection
+	pool   *connPool
+}
+
+// NewPlan checks cfg and prepares it. Its errors are one line each; a
+// *ConfigError is the caller's mistake (the command line exits 22 on it).
+// The options apply to every run of the Plan.
+func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
+	t, err := parseTarget(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	p := &Plan{cfg: cfg, target: t}
+	for _, o := range opts {
+		o(&p.opts)
+	}
+	if err := p.opts.checkProfile(t, cfg.TLS); err != nil {
+		return nil, err
+	}
+	if err := checkFileLimit(cfg.concurrency()); err != nil {
+		return nil, err
+	}
+	req, err := buildRequest(&cfg, t)
+	if err != nil {
+		return nil, err
+	}
+	p.req = req.Append(nil)
+	if p.client, err = p.clientConfig(); err != nil {
+		return nil, err
+	}
+	if err := p.chooseEngine(); err != nil {
+		return nil, err
+	}
+	p.pool = newConnPool(p.client)
+	return p, nil
+}
+
+// Request returns the request's wire bytes (headers and body) as every
+// worker sends them, credentials included. The caller must not modify it.
+func (p *Plan) Request() []byte { return p.req }
+
+// Config returns the Config the Plan was made from.
+func (p *Plan) Config() Config { return p.cfg }
+
+// Target describes what the Plan asks for, as its Results will.
+func (p *Plan) Target() stats.Target { return p.base(&p.cfg, &p.opts).Target }
+
+// Addr returns the address the load connects to: the target's (or the
+// proxy's) IP and port.
+func (p *Plan) Addr() string { return p.client.Addr }
+
+// Engine returns the engine the Plan runs on: EngineLoop or EngineGoroutine.
+func (p *Plan) Engine() string {
+	if p.loops > 0 {
+		return EngineLoop
+	}
+	return EngineGoroutine
+}
+
+// Procs is the GOMAXPROCS the load wants: the cores it may use (Config.CPUs
+// or its default), plus one with the event loops, whose goroutines block
+// in epoll_wait. The spare P keeps the runtime from handing a loop's P to
+// another thread while it waits (sysmon retakes a P from a syscall only
+// when no P is idle), which would cost a thread wake-up per wait.
+func (p *Plan) Procs() int {
+	if p.loops > 0 {
+		return p.cpus() + 1
+	}
+	return p.cpus()
+}
+
+// Held is how many connections the Plan keeps open for its next run
+// (Carry).
+func (p *Plan) Held() int { return p.pool.held() }
+
+// Close closes the connections the Plan keeps between runs (Carry). It is
+// safe to call more than once.
+func (p *Plan) Close() error {
+	p.pool.close()
+	return nil
+}
+
+// Run runs the Plan's load until its budget, its time limit or ctx ends
+// it, and returns the result. Cancelling ctx stops the load as a signal
+// does (Result.StoppedBy is stats.StopSignal): requests in flight end as
+// aborted and the result is complete. opts add to the Plan's options for
+// this run.
+func (p *Plan) Run(ctx context.Context, opts ...Option) (*Result, error) {
+	return p.run(ctx, p.cfg, opts)
+}
+
+// Step runs a load that differs from the Plan's Config only in
+// Concurrency, Requests, Duration and Rate (gb ramp's steps: each step is
+// a new Config value), on the Plan's target, request and connections. A
+// Config that differs in anything else is refused.
+func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
+	a, b := p.cfg, cfg
+	for _, c := range []*Config{&a, &b} {
+		c.Concurrency, c.Requests, c.Duration, c.Rate = 0, 0, 0, Rate{}
+	}
+	if !reflect.DeepEqual(a, b) {
+		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration and Rate")
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if p.loops > 0 && cfg.concurrency() > p.cfg.concurrency() {
+		return nil, errors.New("gb: a step on the event loops may not exceed the Plan's concurrency")
+	}
+	return p.run(ctx, cfg, opts)
+}
+
+// run is one load of cfg: the engine, gb's own cost around it and the
+// server profile beside it, merged into one Result.
+func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, error) {
+	o := p.opts
+	for _, opt := range extra {
+		opt(&o)
+	}
+	lc := p.loadConfig(&cfg, &o)
+	run, err := load.New(lc)
+	if err != nil {
+		return nil, err
+	}
+	capture := o.startProfile(ctx, p.target, p.cfg.TLS)
+	before := readSelf()
+	res := run.Run(ctx, p.base(&cfg, &o))
+	res.Client = selfCost(before, readSelf())
+	res.Client.Engine = p.Engine()
+	if p.loops > 0 {
+		res.Client.MaxProcs = p.loops // the spare P only runs gb's housekeeping
+	}
+	if capture != nil {
+		res.Profile = capture.Stop(res.Complete())
+	}
+	p.noteTLS(res)
+	// Connections carry over only from a load that ended by its count: a
+	// stop interrupts its clients for good. The load's timer may have
+	// fired after the count ended it; if less than its time has passed
+	// now, after Run stopped the timer, it never fired.
+	p.pool.settle(lc.KeepOpen && res.StoppedBy == stats.StopCount &&
+		(cfg.Duration == 0 || time.Since(res.Start) < cfg.Duration))
+	return res, nil
+}
+
+// loadConfig is the engine's configuration for one load of cfg.
+func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
+	lc := load.Config{
+		Concurrency: cfg.concurrency(),
+		Requests:    cfg.Requests,
+		Duration:    cfg.Duration,
+		KeepSamples: cfg.KeepSamples,
+		Pipeline:    cfg.Pipeline,
+		Loops:       p.loops,
+		Observe:     o.observer(),
+		NewConn:     func(ctx context.Context) load.Conn { return client.NewFast(ctx, p.client) },
+	}
+	if cfg.Rate.Freq > 0 {
+		lc.Pacer = cfg.Rate.pacer()
+	}
+	if p.loops == 0 && (o.carry || p.pool.held() > 0) {
+		// Lend the connections the last run left open and keep this
+		// run's open for the next (Carry; the goroutine engine only).
+		lc.KeepOpen = o.carry && p.client.KeepAlive
+		lc.NewConn = p.pool.newConn
+	}
+	if o.progress != nil {
+		lc.ProgressInterval = o.progressEvery
+		lc.Progress = func(done int64, elapsed time.Duration) {
+			o.progress(Progress{Done: done, Elapsed: elapsed})
+		}
+	}
+	return lc
+}
+
+// base is the part of the result the engine does not know: what was asked.
+func (p *Plan) base(cfg *Config, o *options) stats.Result {
+	t := p.target
+	return stats.Result{
+		Version:   stats.FormatVersion,
+		GBVersion: Version,
+		Command:   o.command,
+		Target: stats.Target{
+			URL:            t.url.Redacted(),
+			Method:         cfg.method(),
+			Host:           t.host,
+			Port:           t.port,
+			Path:           t.path,
+			Proxy:          cfg.Proxy,
+			Concurrency:    cfg.concurrency(),
+			Requests:       cfg.Requests,
+			TimeLimit:      cfg.Duration,
+			Timeout:        p.client.Timeout,
+			KeepAlive:      cfg.keepAlive(),
+			BodyLength:     int64(len(cfg.Body)),
+			VariableLength: cfg.VariableLength,
+			TLSVerify:      t.tls && !cfg.TLS.Insecure,
+			Engine:         "h1",
+			Rate:           cfg.Rate.PerSecond(),
+			Pipeline:       cfg.Pipeline,
+		},
+	}
+}
+
+// noteTLS copies the first TLS session's details into res.Server.
+func (p *Plan) noteTLS(res *Result) {
+	if info, ok := p.client.TLSSession(); ok {
+		res.Server.TLSProtocol, res.Server.TLSCipher = info.Version, info.Cipher
+		res.Server.TLSTempKey, res.Server.TLSServerName = info.TempKey, info.ServerName
+		res.Server.TLSKeyBits = info.KeyBits
+	}
+}
+
+// clientConfig builds the connections' shared configuration, resolving
+// the host (or the proxy) once so that no request waits on DNS.
+func (p *Plan) clientConfig() (*client.Config, error) {
+	cfg, t := &p.cfg, p.target
+	method := cfg.method()
+	cc := &client.Config{
+		Request:    p.req,
+		Head:       method == "HEAD",
+		KeepAlive:  cfg.keepAlive(),
+		Idempotent: method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS",
+		Timeout:    cfg.Timeout,
+		SockBuf:    cfg.SockBuf,
+		BufferSize: bufferSize(cfg.concurrency()),
+		Pipeline:   cfg.Pipeline,
+
+		ConnectTimeout:   cfg.ConnectTimeout,
+		FirstByteTimeout: cfg.FirstByteTimeout,
+		HeaderTimeout:    cfg.HeaderTimeout,
+		IdleTimeout:      cfg.IdleTimeout,
+	}
+	if cc.Timeout <= 0 {
+		cc.Timeout = 30 * time.Second
+	}
+	host, port := t.host, strconv.Itoa(t.port)
+	if cfg.Proxy != "" {
+		if t.tls {
+			return nil, configErr(false, "-X with an https:// URL is not supported (gb does not tunnel through CONNECT)")
+		}
+		var err error
+		if host, port, err = net.SplitHostPort(cfg.Proxy); err != nil {
+			return nil, configErr(false, "invalid -X %q: want proxy:port", cfg.Proxy)
+		}
+	}
+	ip, err := resolve(host)
+	if err != nil {
+		return nil, err
+	}
+	cc.Addr = net.JoinHostPort(ip, port)
+	if cfg.LocalAddr != "" {
+		bip := net.ParseIP(cfg.LocalAddr)
+		if bip == nil {
+			return nil, configErr(false, "invalid -B address %q: want an IP address", cfg.LocalAddr)
+		}
+		cc.LocalAddr = &net.TCPAddr{IP: bip}
+	}
+	if t.tls {
+		if cc.TLS, err = cfg.TLS.config(t.host); err != nil {
+			return nil, err
+		}
+	}
+	return cc, nil
+}
+
+// chooseEngine decides, once, how the Plan drives its connections:
+// Config.Engine when given, else the event loops where this system has
+// them (Linux), else goroutines.
+func (p *Plan) chooseEngine() error {
+	err := evloop.Available()
+	switch {
+	case p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && err != nil:
+		return nil
+	case err != nil:
+		return configErr(false, "--engine=loop cannot run on this system (%v); use --engine=goroutine", err)
+	}
+	p.loops = p.cpus()
+	p.client.UseLoops()
+	return nil
+}
+
+// cpus is the cores the load may use: Config.CPUs, or, when the target is
+// on this machine, half the cores (at least one), leaving the rest to the
+// server: measured on 2 cores against nginx, a second gb thread costs
+// about 30% more CPU per request and gains no throughput
+// (bench/RESULTS.md). A remote target gets every core.
+func (p *Plan) cpus() int {
+	if p.cfg.CPUs > 0 {
+		return p.cfg.CPUs
+	}
+	host, _, _ := net.SplitHostPort(p.client.Addr)
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return max(1, runtime.NumCPU()/2)
+	}
+	return runtime.NumCPU()
+}
+
+// bufferSize is each connection's read buffer: 16 KiB (a 10 KiB response
+// in one read) up to 4096 connections, then smaller so that all buffers
+// together stay near 64 MiB, never below 4 KiB.
+func bufferSize(concurrency int) int {
+	return min(max((64<<20)/max(concurrency, 1), 4<<10), 16<<10)
+}
+
+// resolve returns host's first address (IPv4 preferred), or the literal
+// itself.
+func resolve(host string) (string, error) {
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.String(), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			err = errors.New(dns.Err)
+		}
+		return "", fmt.Errorf("cannot resolve host %q: %v", host, err)
+	}
+	for _, a := range addrs {
+		if a.IP.To4() != nil {
+			return a.IP.String(), nil
+		}
+	}
+	return addrs[0].IP.String(), nil
+}
+
+func (c *Config) keepAlive() bool { return c.KeepAlive || c.Pipeline > 1 }

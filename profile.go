@@ -1,0 +1,83 @@
+package gb
+
+import (
+	"context"
+	"net"
+	"strconv"
+
+	"github.com/gb-bench/gb/internal/profile"
+)
+
+// Profile asks for the server's pprof profiles during the load (the
+// target must serve net/http/pprof). The zero value captures nothing.
+type Profile struct {
+	// Kinds is a comma-separated list of cpu, heap, allocs, goroutine,
+	// block, mutex and trace; "" = no capture.
+	Kinds string
+	// URL is the pprof base URL; "" = the target's
+	// scheme://host:port/debug/pprof/.
+	URL string
+	// Dir is where the profiles are saved; "" = a new
+	// ./gb-profiles/<time> directory.
+	Dir string
+}
+
+// checkProfile validates the profile request before the run: its errors
+// are ConfigErrors like every other setting's.
+func (o *options) checkProfile(t *target, tc TLS) error {
+	if o.profile.Kinds == "" {
+		if o.profile.URL != "" || o.profile.Dir != "" {
+			return configErr(false, "--profile-url and --profile-dir need --profile")
+		}
+		return nil
+	}
+	_, err := o.profile.config(t, tc)
+	return err
+}
+
+// config builds the capture's configuration: the kinds, the pprof URL
+// and, for https, the TLS settings of the load applied to the pprof host.
+func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
+	kinds, err := profile.ParseKinds(pr.Kinds)
+	if err != nil {
+		return profile.Config{}, configErr(false, "--profile=%s: %v", pr.Kinds, err)
+	}
+	cfg := profile.Config{Kinds: kinds, Dir: pr.Dir, URL: pr.URL}
+	if cfg.URL == "" {
+		cfg.URL = t.url.Scheme + "://" + net.JoinHostPort(t.host, strconv.Itoa(t.port)) + "/debug/pprof/"
+	}
+	pt, err := parseTarget(cfg.URL)
+	if err != nil {
+		return profile.Config{}, configErr(false, "invalid --profile-url %q: want http[s]://host[:port]/debug/pprof/", cfg.URL)
+	}
+	if pt.tls {
+		if cfg.TLS, err = tc.config(pt.host); err != nil {
+			return profile.Config{}, err
+		}
+	}
+	cfg.URL = pt.url.String() // normalised, credentials kept for the requests
+	if pt.userinfo != nil {
+		u := *pt.url
+		u.User = pt.userinfo
+		cfg.URL = u.String()
+	}
+	return cfg, nil
+}
+
+// startProfile starts capturing the target's profiles beside the load.
+// Without a profile request, or when the target has no pprof, it returns
+// nil; then it warns once and the run goes on.
+func (o *options) startProfile(ctx context.Context, t *target, tc TLS) *profile.Capture {
+	if o.profile.Kinds == "" {
+		return nil
+	}
+	cfg, err := o.profile.config(t, tc)
+	if err == nil {
+		var c *profile.Capture
+		if c, err = profile.Start(ctx, cfg); err == nil {
+			return c
+		}
+	}
+	o.warn("--profile: " + err.Error() + "; the run goes on without a server profile")
+	return nil
+}
