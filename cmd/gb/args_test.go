@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gb-bench/gb/internal/getopt"
 )
 
 func TestParseArgsForms(t *testing.T) {
@@ -26,7 +28,7 @@ func TestParseArgsForms(t *testing.T) {
 		{[]string{"-R", "50/1s", "u"}, []string{"u"}, func(o *options) bool { return o.cfg.Rate.PerSecond() == 50 }},
 	} {
 		o := defaultOptions()
-		rest, err := parseArgs(tc.argv, abSpecs, &o)
+		rest, err := getopt.Parse(tc.argv, abSpecs, &o)
 		if err != nil || strings.Join(rest, " ") != strings.Join(tc.rest, " ") || !tc.chk(&o) {
 			t.Errorf("%q: rest %q err %v options %+v", tc.argv, rest, err, o)
 		}
@@ -57,8 +59,8 @@ func FuzzParseArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		argv := strings.Split(s, "\x00")
 		o := defaultOptions()
-		if _, err := parseArgs(argv, abSpecs, &o); err != nil {
-			if _, ok := err.(*usageError); !ok {
+		if _, err := getopt.Parse(argv, abSpecs, &o); err != nil {
+			if _, ok := err.(*getopt.Error); !ok {
 				t.Fatalf("%q: error %v is not a usage error", argv, err)
 			}
 		}
@@ -67,7 +69,7 @@ func FuzzParseArgs(f *testing.F) {
 		// hold the same text (-B-Au:p -Au:p), which is not a credential.
 		red := redactArgs(argv)
 		o2 := defaultOptions()
-		if _, err := parseArgs(red, abSpecs, &o2); err == nil && o.cfg.BasicAuth != "" && o.cfg.BasicAuth != "***" && o2.cfg.BasicAuth == o.cfg.BasicAuth {
+		if _, err := getopt.Parse(red, abSpecs, &o2); err == nil && o.cfg.BasicAuth != "" && o.cfg.BasicAuth != "***" && o2.cfg.BasicAuth == o.cfg.BasicAuth {
 			t.Fatalf("%q: -A value survived redaction: %q", argv, red)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
 )
@@ -17,7 +18,7 @@ import (
 // bench is the ab-compatible benchmark mode.
 func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	o := defaultOptions()
-	rest, err := parseArgs(args, abSpecs, &o)
+	rest, err := getopt.Parse(args, abSpecs, &o)
 	switch {
 	case err != nil:
 		return fail(stderr, err)
@@ -28,7 +29,7 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		_ = report.Banner(stdout, gb.Version, false)
 		return exitOK
 	case len(rest) != 1:
-		return fail(stderr, usagef(true, "wrong number of arguments"))
+		return fail(stderr, getopt.Errorf(true, "wrong number of arguments"))
 	}
 	p, err := o.plan(rest[0], redactArgs(args), stderr)
 	if err != nil {
@@ -42,11 +43,11 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 // returns the exit code: 22 for usage errors, 1 otherwise.
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "gb: %v\n", err)
-	var ue *usageError
+	var ue *getopt.Error
 	var ce *gb.ConfigError
 	switch {
 	case errors.As(err, &ue):
-		if ue.withUsage {
+		if ue.Usage {
 			printUsage(stderr)
 		}
 	case errors.As(err, &ce):
@@ -66,10 +67,10 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	cfg := o.cfg
 	cfg.URL = url
 	if cfg.Concurrency < 1 {
-		return nil, usagef(true, "Invalid Concurrency [Range 1..%d]", gb.MaxConcurrency)
+		return nil, getopt.Errorf(true, "Invalid Concurrency [Range 1..%d]", gb.MaxConcurrency)
 	}
 	if o.requestsSet && cfg.Requests <= 0 {
-		return nil, usagef(false, "Invalid number of requests")
+		return nil, getopt.Errorf(false, "Invalid number of requests")
 	}
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
@@ -48,7 +49,7 @@ func defaultRampOptions() rampOptions {
 // and --json are the ramp's.
 func rampSpecs(ro *rampOptions) []flagSpec {
 	positive := func(dst *int) func(*options, string) error {
-		return func(_ *options, v string) (err error) { *dst, err = parsePositive(v); return err }
+		return func(_ *options, v string) (err error) { *dst, err = getopt.Positive(v); return err }
 	}
 	rate := func(dst *int64) func(*options, string) error {
 		return func(_ *options, v string) error {
@@ -64,25 +65,25 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 		return func(_ *options, v string) error { *dst = v; return nil }
 	}
 	specs := []flagSpec{
-		{0, "from", "concurrency", "Concurrency of the first step", positive(&ro.from)},
-		{0, "to", "concurrency", "Concurrency of the last step (at most 20000)", positive(&ro.to)},
-		{0, "step", "n", "Concurrency added per step (default: --from)", positive(&ro.step)},
-		{0, "per-user", "requests", "Requests per connection in a step: -n = per-user x concurrency\n(default 100)", func(_ *options, v string) error {
-			n, err := parseCount(v)
+		opt(0, "from", "concurrency", "Concurrency of the first step", positive(&ro.from)),
+		opt(0, "to", "concurrency", "Concurrency of the last step (at most 20000)", positive(&ro.to)),
+		opt(0, "step", "n", "Concurrency added per step (default: --from)", positive(&ro.step)),
+		opt(0, "per-user", "requests", "Requests per connection in a step: -n = per-user x concurrency\n(default 100)", func(_ *options, v string) error {
+			n, err := getopt.Count(v)
 			if err == nil && (n <= 0 || n > math.MaxInt64/gb.MaxConcurrency) {
 				err = errors.New("want a positive whole number")
 			}
 			ro.perUser = n
 			return err
-		}},
-		{0, "rate-from", "rate", "Target rate of the first step, requests per second", rate(&ro.rateFrom)},
-		{0, "rate-to", "rate", "Target rate of the last step", rate(&ro.rateTo)},
-		{0, "rate-step", "rate", "Rate added per step (default: --rate-from)", rate(&ro.rateStep)},
-		{0, "step-time", "duration", "Length of a rate step (default 10s); caps a concurrency step", func(_ *options, v string) (err error) {
-			ro.stepTime, err = parseSeconds(v)
+		}),
+		opt(0, "rate-from", "rate", "Target rate of the first step, requests per second", rate(&ro.rateFrom)),
+		opt(0, "rate-to", "rate", "Target rate of the last step", rate(&ro.rateTo)),
+		opt(0, "rate-step", "rate", "Rate added per step (default: --rate-from)", rate(&ro.rateStep)),
+		opt(0, "step-time", "duration", "Length of a rate step (default 10s); caps a concurrency step", func(_ *options, v string) (err error) {
+			ro.stepTime, err = getopt.Seconds(v)
 			return err
-		}},
-		{0, "pause", "duration", "Pause between steps (default 1s; 0 = none)", func(_ *options, v string) error {
+		}),
+		opt(0, "pause", "duration", "Pause between steps (default 1s; 0 = none)", func(_ *options, v string) error {
 			d, err := time.ParseDuration(v)
 			if n, aerr := strconv.Atoi(v); aerr == nil {
 				d, err = time.Duration(n)*time.Second, nil
@@ -92,26 +93,26 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 			}
 			ro.pause = d
 			return nil
-		}},
-		{0, "max-sockets", "n", "Before a step, wait while more sockets toward the target are in\nTIME_WAIT or established (default: half the ephemeral ports; 0 = no wait)", func(_ *options, v string) (err error) {
+		}),
+		opt(0, "max-sockets", "n", "Before a step, wait while more sockets toward the target are in\nTIME_WAIT or established (default: half the ephemeral ports; 0 = no wait)", func(_ *options, v string) (err error) {
 			ro.maxSockets, err = strconv.Atoi(v)
 			if err != nil || ro.maxSockets < 0 {
 				return errors.New("want a whole number")
 			}
 			return nil
-		}},
-		{0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)},
-		{0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)},
-		{0, "plot", "file.gp", "Write a gnuplot script that renders the --csv file to file.png", file(&ro.plotFile)},
-		{0, "json", "file", "Write every step's full result as JSON (- = stdout)", file(&ro.jsonFile)},
-		{'h', "help", "", "Display usage information (this message)", func(*options, string) error { ro.help = true; return nil }},
+		}),
+		opt(0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)),
+		opt(0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)),
+		opt(0, "plot", "file.gp", "Write a gnuplot script that renders the --csv file to file.png", file(&ro.plotFile)),
+		opt(0, "json", "file", "Write every step's full result as JSON (- = stdout)", file(&ro.jsonFile)),
+		opt('h', "help", "", "Display usage information (this message)", func(*options, string) error { ro.help = true; return nil }),
 	}
 	for _, s := range abSpecs {
 		if msg := rampRefusal(s); msg != "" {
-			s.set = func(*options, string) error { return usagef(false, "%s", msg) }
-		} else if s.short == 'c' {
-			set := s.set
-			s.set = func(o *options, v string) error { ro.poolSet = true; return set(o, v) }
+			s.Set = func(*options, string) error { return getopt.Errorf(false, "%s", msg) }
+		} else if s.Short == 'c' {
+			set := s.Set
+			s.Set = func(o *options, v string) error { ro.poolSet = true; return set(o, v) }
 		}
 		specs = append(specs, s)
 	}
@@ -120,7 +121,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 
 // rampRefusal says why gb ramp refuses one of ab's options, or "".
 func rampRefusal(s flagSpec) string {
-	switch s.short {
+	switch s.Short {
 	case 'n':
 		return "-n is set per step: use --per-user (concurrency steps) or --step-time (rate steps)"
 	case 't':
@@ -128,10 +129,10 @@ func rampRefusal(s flagSpec) string {
 	case 'R':
 		return "-R: use --rate-from, --rate-to and --rate-step for rate steps"
 	case 'e', 'g', 'w', 'x', 'y', 'z':
-		return fmt.Sprintf("-%c is for one run's report: gb ramp writes --csv, --autobench, --plot and --json", s.short)
+		return fmt.Sprintf("-%c is for one run's report: gb ramp writes --csv, --autobench, --plot and --json", s.Short)
 	}
-	if strings.HasPrefix(s.long, "profile") {
-		return "--" + s.long + " is for one run: profile the server with gb at the load of interest"
+	if strings.HasPrefix(s.Long, "profile") {
+		return "--" + s.Long + " is for one run: profile the server with gb at the load of interest"
 	}
 	return ""
 }
@@ -142,7 +143,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 	ro := defaultRampOptions()
 	o := defaultOptions()
 	specs := rampSpecs(&ro)
-	rest, err := parseArgs(args, specs, &o)
+	rest, err := getopt.Parse(args, specs, &o)
 	switch {
 	case err != nil:
 		return failRamp(stderr, err)
@@ -153,7 +154,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 		_ = report.Banner(stdout, gb.Version, false)
 		return exitOK
 	case len(rest) != 1:
-		return failRamp(stderr, usagef(false, "want one URL after the options (gb ramp -h for help)"))
+		return failRamp(stderr, getopt.Errorf(false, "want one URL after the options (gb ramp -h for help)"))
 	}
 	spec, err := ro.spec(&o)
 	if err != nil {
@@ -176,7 +177,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 // failRamp prints err as one line and returns its exit code; ab's usage
 // text never follows (gb ramp -h prints the ramp's).
 func failRamp(stderr io.Writer, err error) int {
-	var ue *usageError
+	var ue *getopt.Error
 	var ce *gb.ConfigError
 	code := exitFailure
 	switch {
@@ -199,17 +200,17 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 	conc := ro.from > 0 || ro.to > 0 || ro.step > 0 || ro.perUser > 0
 	switch {
 	case conc && ro.byRate():
-		return ramp.Spec{}, usagef(false, "give concurrency steps (--from/--to) or rate steps (--rate-from/--rate-to), not both")
+		return ramp.Spec{}, getopt.Errorf(false, "give concurrency steps (--from/--to) or rate steps (--rate-from/--rate-to), not both")
 	case !conc && !ro.byRate():
-		return ramp.Spec{}, usagef(false, "give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)")
+		return ramp.Spec{}, getopt.Errorf(false, "give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)")
 	case conc && ro.poolSet:
-		return ramp.Spec{}, usagef(false, "-c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
+		return ramp.Spec{}, getopt.Errorf(false, "-c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
 	case ro.byRate() && !ro.poolSet:
-		return ramp.Spec{}, usagef(false, "rate steps need -c, the connection pool (e.g. -c 100)")
+		return ramp.Spec{}, getopt.Errorf(false, "rate steps need -c, the connection pool (e.g. -c 100)")
 	case ro.plotFile != "" && ro.csvFile == "":
-		return ramp.Spec{}, usagef(false, "--plot needs --csv (the script plots the CSV file)")
+		return ramp.Spec{}, getopt.Errorf(false, "--plot needs --csv (the script plots the CSV file)")
 	case conc && ro.to > gb.MaxConcurrency:
-		return ramp.Spec{}, usagef(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
+		return ramp.Spec{}, getopt.Errorf(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
 	o.cfg.Engine = gb.EngineGoroutine
 	s := ramp.Spec{Base: o.cfg, By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
@@ -224,7 +225,7 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return s, asUsage(err)
 	}
 	if s.Requests(s.Levels[0]) < 1 {
-		return s, usagef(false, "--rate-from %d for --step-time %v is less than one request", s.Levels[0], ro.stepTime)
+		return s, getopt.Errorf(false, "--rate-from %d for --step-time %v is less than one request", s.Levels[0], ro.stepTime)
 	}
 	return s, nil
 }
@@ -234,7 +235,7 @@ func asUsage(err error) error {
 	if err == nil {
 		return nil
 	}
-	return usagef(false, "%v", err)
+	return getopt.Errorf(false, "%v", err)
 }
 
 // checkFiles checks the output files before the first step; at most one
@@ -245,7 +246,7 @@ func (ro *rampOptions) checkFiles() error {
 		if f.path == "-" {
 			stdoutFiles++
 			if f.flag == "--plot" {
-				return usagef(false, "--plot -: the script names the PNG after its own file; give a file name")
+				return getopt.Errorf(false, "--plot -: the script names the PNG after its own file; give a file name")
 			}
 			continue
 		}
@@ -254,7 +255,7 @@ func (ro *rampOptions) checkFiles() error {
 		}
 	}
 	if stdoutFiles > 1 {
-		return usagef(false, "only one output file may be - (stdout)")
+		return getopt.Errorf(false, "only one output file may be - (stdout)")
 	}
 	return nil
 }
@@ -299,12 +300,12 @@ func printRampUsage(w io.Writer, specs []flagSpec) {
 	fmt.Fprintf(w, "  gb ramp -k -c 100 --rate-from 1000 --rate-to 20000 --rate-step 1000 --step-time 10s URL\n")
 	fmt.Fprintf(w, "Step options:\n")
 	for i := range specs {
-		if specs[i].short == 'h' && specs[i].long == "help" {
+		if specs[i].Short == 'h' && specs[i].Long == "help" {
 			break
 		}
 		s := &specs[i]
-		lines := strings.Split(s.help, "\n")
-		fmt.Fprintf(w, "    %-24s %s\n", "--"+s.long+" "+s.arg, lines[0])
+		lines := strings.Split(s.Help, "\n")
+		fmt.Fprintf(w, "    %-24s %s\n", "--"+s.Long+" "+s.Arg, lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "%29s%s\n", "", l)
 		}

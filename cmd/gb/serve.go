@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 
@@ -59,7 +60,7 @@ func parseServe(args []string) (*serveOptions, error) {
 		case "--addr":
 			if !has {
 				if i+1 >= len(args) {
-					return nil, usagef(false, "serve: option requires an argument -- addr")
+					return nil, getopt.Errorf(false, "serve: option requires an argument -- addr")
 				}
 				i++
 				value = args[i]
@@ -74,7 +75,7 @@ func parseServe(args []string) (*serveOptions, error) {
 		case "-h", "--help":
 			so.help = true
 		default:
-			return nil, usagef(false, "serve: unknown argument %q (see gb serve -h)", args[i])
+			return nil, getopt.Errorf(false, "serve: unknown argument %q (see gb serve -h)", args[i])
 		}
 	}
 	return so, nil
@@ -91,7 +92,7 @@ func cutFlag(a string) (name, value string, has bool) {
 func checkLoopback(addr string, public bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usagef(false, "serve: invalid --addr %q: want host:port", addr)
+		return getopt.Errorf(false, "serve: invalid --addr %q: want host:port", addr)
 	}
 	if public {
 		return nil
@@ -100,7 +101,7 @@ func checkLoopback(addr string, public bool) error {
 	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return usagef(false, "serve: %s is not a loopback address (add --public to listen on it)", host)
+	return getopt.Errorf(false, "serve: %s is not a loopback address (add --public to listen on it)", host)
 }
 
 func printServer(w io.Writer, srv *testserver.Server) {
