@@ -1,0 +1,79 @@
+package gb_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/stats"
+)
+
+// TestStepCarriesConnections: on the goroutine engine, Carry keeps a
+// step's keep-alive connections for the next step, which opens none; a
+// step may change only the load.
+func TestStepCarriesConnections(t *testing.T) {
+	srv := startServer()
+	defer srv.Close()
+	base := gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Concurrency: 4, Requests: 400, Engine: gb.EngineGoroutine}
+	p, err := gb.NewPlan(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	first, err := p.Step(context.Background(), base, gb.Carry())
+	if err != nil || first.Counts.ConnsOpened != 4 || p.Held() != 4 {
+		t.Fatalf("first step: %v, opened %d, held %d", err, first.Counts.ConnsOpened, p.Held())
+	}
+	next := base
+	next.Concurrency, next.Requests = 2, 100
+	second, err := p.Step(context.Background(), next)
+	if err != nil || second.Counts.ConnsOpened != 0 || second.Complete() != 100 || p.Held() != 0 {
+		t.Errorf("second step: %v, opened %d, complete %d, held %d", err, second.Counts.ConnsOpened, second.Complete(), p.Held())
+	}
+	other := base
+	other.URL = srv.URL() + "/json"
+	if _, err := p.Step(context.Background(), other); err == nil {
+		t.Error("a step with another URL was accepted")
+	}
+}
+
+// TestRunStopsOnCancel: cancelling the context stops a load bounded only
+// by time, as a signal does, and the result still accounts for every
+// request.
+func TestRunStopsOnCancel(t *testing.T) {
+	srv := startServer()
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := gb.Run(ctx, gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Concurrency: 2, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StoppedBy != stats.StopSignal || res.Complete() == 0 || len(res.Check()) > 0 {
+		t.Errorf("stopped by %q, complete %d, invariants %v", res.StoppedBy, res.Complete(), res.Check())
+	}
+}
+
+// TestConfigErrors: a Config that cannot run is refused before any
+// connection, with a *gb.ConfigError in ab's words.
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  gb.Config
+		want string
+	}{
+		{gb.Config{URL: "ftp://x/", Requests: 1}, `unsupported URL scheme "ftp" (supported: http, https)`},
+		{gb.Config{URL: "http://127.0.0.1/"}, "Invalid number of requests"},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 10, Concurrency: 20001}, "Invalid Concurrency [Range 1..20000]"},
+		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "-R needs -n or -t: gb never runs unbounded"},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Engine: "fast"}, `unknown engine "fast" (want auto, loop or goroutine)`},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"Transfer-Encoding: chunked"}}, "-H Transfer-Encoding conflicts with the request framing gb sets"},
+	} {
+		_, err := gb.NewPlan(tc.cfg)
+		var ce *gb.ConfigError
+		if !errors.As(err, &ce) || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want ConfigError %q", tc.cfg, err, tc.want)
+		}
+	}
+}
