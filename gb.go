@@ -46,3 +46,11 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
 	defer p.Close()
 	return p.Run(ctx)
 }
+
+// Merge returns one Result of several runs of the same load, such as the
+// shards of one test run by several processes: counts are sums, latency
+// histograms are HdrHistogram sums (lossless: every run uses the same
+// geometry) and exact moments combine without loss. Runs of different
+// targets or settings (other than their share of concurrency, requests
+// and rate) are refused with an error naming the difference.
+func Merge(results ...*Result) (*Result, error) { return stats.Combine(results...) }
