@@ -51,6 +51,10 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err := p.opts.checkProfile(t, cfg.TLS); err != nil {
 		return nil, err
 	}
+	if n := runtime.NumCPU(); cfg.CPUs > n {
+		p.opts.warn(fmt.Sprintf("-G %d: this machine has %d cores; using %d", cfg.CPUs, n, n))
+		p.cfg.CPUs = n
+	}
 	if err := checkFileLimit(cfg.concurrency()); err != nil {
 		return nil, err
 	}
@@ -275,7 +279,7 @@ func (p *Plan) clientConfig() (*client.Config, error) {
 		}
 		var err error
 		if host, port, err = net.SplitHostPort(cfg.Proxy); err != nil {
-			return nil, configErr(false, "invalid -X %q: want proxy:port", cfg.Proxy)
+			return nil, configErr(false, "invalid -X %q: want proxy:port", hideCredentials(cfg.Proxy))
 		}
 	}
 	ip, err := resolve(host)

@@ -48,7 +48,7 @@ func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	}
 	pt, err := parseTarget(cfg.URL)
 	if err != nil {
-		return profile.Config{}, configErr(false, "invalid --profile-url %q: want http[s]://host[:port]/debug/pprof/", cfg.URL)
+		return profile.Config{}, configErr(false, "invalid --profile-url %q: want http[s]://host[:port]/debug/pprof/", hideCredentials(cfg.URL))
 	}
 	if pt.tls {
 		if cfg.TLS, err = tc.config(pt.host); err != nil {

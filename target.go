@@ -141,3 +141,29 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// hideCredentials hides the password in a URL or host:port that may not
+// parse ("http://u:p@%zz/", "u:p@host:3128"), for error messages.
+func hideCredentials(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		scheme, rest = "", s
+	}
+	auth, path, _ := strings.Cut(rest, "/")
+	at := strings.LastIndex(auth, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPass := strings.Cut(auth[:at], ":")
+	if hasPass {
+		user += ":xxxxx"
+	}
+	out := user + auth[at:]
+	if ok {
+		out = scheme + "://" + out
+	}
+	if strings.Contains(rest, "/") {
+		out += "/" + path
+	}
+	return out
+}

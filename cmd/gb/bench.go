@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/gb-bench/gb"
@@ -18,7 +19,7 @@ import (
 // bench is the ab-compatible benchmark mode.
 func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	o := defaultOptions()
-	rest, err := getopt.Parse(args, abSpecs, &o)
+	rest, err := parseAll(args, abSpecs, &o)
 	switch {
 	case err != nil:
 		return fail(stderr, err)
@@ -37,6 +38,17 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	}
 	defer p.Close()
 	return execute(p, &o, stdout, stderr, sig)
+}
+
+// parseAll parses the options before the URL, as ab takes them, and
+// those after it, as hey and oha take them (gb URL -n 10).
+func parseAll(args []string, specs []flagSpec, o *options) ([]string, error) {
+	rest, err := getopt.Parse(args, specs, o)
+	if err != nil || len(rest) < 2 || !strings.HasPrefix(rest[1], "-") {
+		return rest, err
+	}
+	more, err := getopt.Parse(rest[1:], specs, o)
+	return append(rest[:1], more...), err
 }
 
 // fail prints err as one line (plus ab's usage for ab's usage errors) and
@@ -75,12 +87,8 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit
 	}
-	for _, f := range []struct{ flag, path string }{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}} {
-		if f.path != "" {
-			if err := outfile.Check(f.path); err != nil {
-				return nil, fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-			}
-		}
+	if err := o.checkFiles(); err != nil {
+		return nil, err
 	}
 	var err error
 	if cfg.Body, err = readBody(o); err != nil {
@@ -101,6 +109,26 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 		}),
 	}
 	return gb.NewPlan(cfg, opts...)
+}
+
+// checkFiles checks the output files before the run: each writable, and
+// no two on one path (two outputs on stdout would interleave).
+func (o *options) checkFiles() error {
+	seen := map[string]string{}
+	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}} {
+		flag, path := f[0], f[1]
+		if path == "" {
+			continue
+		}
+		if other, dup := seen[path]; dup {
+			return getopt.Errorf(false, "%s and %s both write to %s: give each its own file", other, flag, path)
+		}
+		seen[path] = flag
+		if err := outfile.Check(path); err != nil {
+			return fmt.Errorf("cannot write %s %s: %v", flag, path, err)
+		}
+	}
+	return nil
 }
 
 // execute runs the plan and prints and writes its results.
@@ -133,6 +161,10 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	return conclude(res, o, stdout, stderr)
 }
 
+// atExit holds what must happen even when a second signal makes gb exit
+// at once (gb demo stops its server child).
+var atExit []func()
+
 // runSignalled runs f with a context that the first signal cancels (the
 // load stops and its result is still reported); a second signal exits at
 // once.
@@ -147,6 +179,9 @@ func runSignalled(sig <-chan os.Signal, f func(context.Context) (*gb.Result, err
 			cancel()
 			select {
 			case <-sig:
+				for _, f := range atExit {
+					f()
+				}
 				os.Exit(exitFailure)
 			case <-done:
 			}

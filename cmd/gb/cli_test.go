@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 
@@ -23,7 +24,8 @@ func TestBadInput(t *testing.T) {
 		msg  string
 	}{
 		{[]string{}, 22, "gb: wrong number of arguments"},
-		{[]string{"http://127.0.0.1:1/", "-n", "10"}, 22, "gb: wrong number of arguments"},
+		{[]string{"http://127.0.0.1:1/", "http://127.0.0.1:2/"}, 22, "gb: wrong number of arguments"},
+		{[]string{"http://127.0.0.1:1/", "-n", "10", "extra"}, 22, "gb: wrong number of arguments"},
 		{[]string{"-j", "http://127.0.0.1:1/"}, 22, "gb: illegal option -- j"},
 		{[]string{"-n"}, 22, "gb: option requires an argument -- n"},
 		{[]string{"--bogus", "http://127.0.0.1:1/"}, 22, "gb: unknown option --bogus"},
@@ -126,7 +128,7 @@ func TestOutputFiles(t *testing.T) {
 		t.Errorf("-q: stdout %q... stderr %q", r.stdout[:min(200, len(r.stdout))], r.stderr)
 	}
 	res := readResult(t, js)
-	if res.Version != 1 || res.GBVersion != version || res.Complete() != 200 {
+	if res.Version != 1 || res.GBVersion != gb.Version || res.Complete() != 200 {
 		t.Errorf("json: version %d gb %q complete %d", res.Version, res.GBVersion, res.Complete())
 	}
 }
@@ -138,10 +140,10 @@ func TestProgressLinesAndVersion(t *testing.T) {
 	if !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "Completed 1000 requests\nFinished 1000 requests\n") {
 		t.Errorf("progress on stderr:\n%s", r.stderr)
 	}
-	if v := runGB(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+version) {
+	if v := runGB(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+gb.Version) {
 		t.Errorf("-V: %d %q", v.code, v.stdout)
 	}
-	if v := runGB(t, "version"); v.code != 0 || v.stdout != "gb "+version+"\n" {
+	if v := runGB(t, "version"); v.code != 0 || v.stdout != "gb "+gb.Version+"\n" {
 		t.Errorf("version: %d %q", v.code, v.stdout)
 	}
 }

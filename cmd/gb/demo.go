@@ -9,13 +9,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/testserver"
 )
 
 // demoArgs is the benchmark gb demo runs: keep-alive, 50 connections,
 // bounded by 100000 requests and 3 seconds, whichever comes first, with
 // the server's CPU and allocation profile (gb serve mounts pprof).
-var demoArgs = []string{"-k", "-c", "50", "-n", "100000", "-t", "3", "--profile"}
+var demoArgs = [][]string{{"-k"}, {"-c", "50"}, {"-n", "100000"}, {"-t", "3"}, {"--profile"}}
+
+const demoUsage = `Usage: gb demo [ab options]
+  Starts gb serve on a free loopback port and runs
+    gb -k -c 50 -n 100000 -t 3 --profile URL/10k.dat
+  against it; options given here replace the demo's (gb demo -c 8).
+`
 
 // demo starts the built-in server on a free loopback port and benchmarks
 // it. Extra arguments are ab options added to the demo's.
@@ -25,10 +32,36 @@ func demo(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		return fail(stderr, fmt.Errorf("demo: %v", err))
 	}
 	defer stop()
-	argv := append(append(append([]string{}, demoArgs...), args...), base+"/10k.dat")
+	atExit = append(atExit, stop)
+	argv := append(demoCommand(args), base+"/10k.dat")
 	fmt.Fprintf(stdout, "gb demo: gb's built-in server is at %s\n", base)
 	fmt.Fprintf(stdout, "gb demo: running gb %s\n\n", strings.Join(argv, " "))
 	return bench(argv, stdout, stderr, sig)
+}
+
+// demoCommand is the demo's options, less those the user gives, then the
+// user's: the command line that really runs (gb demo -c 8 runs -c 8 alone).
+func demoCommand(args []string) []string {
+	given := map[string]bool{}
+	specs := make([]flagSpec, len(abSpecs))
+	for i := range abSpecs {
+		specs[i] = abSpecs[i]
+		name := abSpecs[i].Name()
+		specs[i].Set = func(*options, string) error { given[name] = true; return nil }
+	}
+	var o options
+	_, _ = getopt.Parse(args, specs, &o) // bench reports errors in args
+	var argv []string
+	for _, a := range demoArgs {
+		s := getopt.FindLong(abSpecs, strings.TrimPrefix(a[0], "--"))
+		if len(a[0]) == 2 {
+			s = getopt.FindShort(abSpecs, a[0][1])
+		}
+		if !given[s.Name()] {
+			argv = append(argv, a...)
+		}
+	}
+	return append(argv, args...)
 }
 
 // startDemoServer runs `gb serve --addr 127.0.0.1:0` in a child process,
@@ -38,6 +71,7 @@ func demo(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 func startDemoServer() (string, func(), error) {
 	if exe, err := os.Executable(); err == nil {
 		cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0")
+		dieWithParent(cmd)
 		out, err := cmd.StdoutPipe()
 		if err == nil && cmd.Start() == nil {
 			stop := func() {

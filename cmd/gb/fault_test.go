@@ -17,7 +17,7 @@ type faultCase struct {
 	name  string
 	args  []string
 	path  string
-	code  int           // expected exit code
+	code  int           // expected exit code: 1 when no request got a response
 	limit time.Duration // the run must end within this
 	check func(t *testing.T, r *stats.Result, l testserver.Ledger)
 }
@@ -49,7 +49,7 @@ func faultCases() []faultCase {
 				want(t, "ledger requests", l.Fault.Requests, 1001)
 				want(t, "ok", outcome(r, stats.OK), 1001)
 			}},
-		{"F05 reset-mid-body", []string{"-n", "20", "-c", "2", "-k"}, "/reset?body=200&size=1000", 0, 30 * time.Second,
+		{"F05 reset-mid-body", []string{"-n", "20", "-c", "2", "-k"}, "/reset?body=200&size=1000", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.reset", outcome(r, stats.FailReset), 20)
 				want(t, "body in", r.Counts.BodyIn, 200*20)
@@ -72,7 +72,7 @@ func faultCases() []faultCase {
 					t.Errorf("retries %d > n-c", r.Counts.Retries)
 				}
 			}},
-		{"F09 truncated", []string{"-n", "20", "-c", "2"}, "/close-after?body=50&size=100", 0, 30 * time.Second,
+		{"F09 truncated", []string{"-n", "20", "-c", "2"}, "/close-after?body=50&size=100", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.truncated", outcome(r, stats.FailTruncated), 20)
 				want(t, "body in", r.Counts.BodyIn, 50*20)
@@ -86,7 +86,7 @@ func faultCases() []faultCase {
 					t.Errorf("server saw %d requests for 10", l.Fault.Requests)
 				}
 			}},
-		{"F11 cl-too-long", []string{"-n", "2", "-c", "2", "-s", "1"}, "/length-mismatch?declared=100&actual=50", 0, 20 * time.Second,
+		{"F11 cl-too-long", []string{"-n", "2", "-c", "2", "-s", "1"}, "/length-mismatch?declared=100&actual=50", 1, 20 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.body", outcome(r, stats.TimeoutBody), 2)
 			}},
@@ -109,7 +109,7 @@ func faultCases() []faultCase {
 					t.Errorf("status buckets %v", r.Counts.Status)
 				}
 			}},
-		{"F19 too-many-1xx", []string{"-n", "10", "-c", "2"}, "/1xx?n=50", 0, 30 * time.Second,
+		{"F19 too-many-1xx", []string{"-n", "10", "-c", "2"}, "/1xx?n=50", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 10)
 			}},
@@ -140,19 +140,19 @@ func faultCases() []faultCase {
 				want(t, "ok", outcome(r, stats.OK), 30)
 				want(t, "conns opened", r.Counts.ConnsOpened, 3)
 			}},
-		{"F23 slow-headers", []string{"-n", "2", "-c", "2", "-s", "1"}, "/slow-headers?interval=200ms&bytes=10240", 0, 20 * time.Second,
+		{"F23 slow-headers", []string{"-n", "2", "-c", "2", "-s", "1"}, "/slow-headers?interval=200ms&bytes=10240", 1, 20 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.headers", outcome(r, stats.TimeoutHeaders), 2)
 			}},
-		{"F24 drip-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "2"}, "/drip?interval=100ms&bytes=1000000", 0, 20 * time.Second,
+		{"F24 drip-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "2"}, "/drip?interval=100ms&bytes=1000000", 1, 20 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.total", outcome(r, stats.TimeoutTotal), 1)
 			}},
-		{"F24 idle-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "10"}, "/stall-body?after=10&ms=inf", 0, 20 * time.Second,
+		{"F24 idle-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "10"}, "/stall-body?after=10&ms=inf", 1, 20 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.body", outcome(r, stats.TimeoutBody), 1)
 			}},
-		{"F24 first-byte", []string{"-n", "1", "--first-byte-timeout", "1", "-s", "10"}, "/stall?ms=inf", 0, 20 * time.Second,
+		{"F24 first-byte", []string{"-n", "1", "--first-byte-timeout", "1", "-s", "10"}, "/stall?ms=inf", 1, 20 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.ttfb", outcome(r, stats.TimeoutFirstByte), 1)
 			}},
@@ -163,7 +163,7 @@ func faultCases() []faultCase {
 					t.Errorf("stopped by %q, outcomes %v, dispatched %d", r.StoppedBy, r.Counts.Outcomes, r.Counts.Dispatched)
 				}
 			}},
-		{"F28 big-headers", []string{"-n", "5", "-c", "1"}, "/big-headers?bytes=1048576", 0, 30 * time.Second,
+		{"F28 big-headers", []string{"-n", "5", "-c", "1"}, "/big-headers?bytes=1048576", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 5)
 				if r.Counts.Errors["h1: response header section too large"] != 5 {
@@ -175,11 +175,11 @@ func faultCases() []faultCase {
 				want(t, "ok", outcome(r, stats.OK), 4)
 				want(t, "body in", r.Counts.BodyIn, 4<<30)
 			}},
-		{"F30 garbage-ssh", []string{"-n", "5", "-c", "1"}, "/garbage?kind=ssh", 0, 30 * time.Second,
+		{"F30 garbage-ssh", []string{"-n", "5", "-c", "1"}, "/garbage?kind=ssh", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 5)
 			}},
-		{"F30 garbage-tls", []string{"-n", "5", "-c", "1"}, "/garbage?kind=tls", 0, 30 * time.Second,
+		{"F30 garbage-tls", []string{"-n", "5", "-c", "1"}, "/garbage?kind=tls", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 5)
 				for msg := range r.Counts.Errors {
@@ -188,21 +188,21 @@ func faultCases() []faultCase {
 					}
 				}
 			}},
-		{"F30 garbage-empty", []string{"-n", "5", "-c", "1"}, "/garbage?kind=empty", 0, 30 * time.Second,
+		{"F30 garbage-empty", []string{"-n", "5", "-c", "1"}, "/garbage?kind=empty", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.protocol", outcome(r, stats.FailProtocol), 5)
 			}},
-		{"F12 cl-invalid", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=abc", 0, 30 * time.Second, protocolFailures(5)},
-		{"F12 cl-negative", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=-1", 0, 30 * time.Second, protocolFailures(5)},
-		{"F12 cl-list", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=10,20", 0, 30 * time.Second, protocolFailures(5)},
-		{"F12 cl-dup", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=dup", 0, 30 * time.Second, protocolFailures(5)},
-		{"F12 cl-overflow", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=99999999999999999999", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-bad-hex", []string{"-n", "5", "-c", "1"}, "/chunked?bad=bad-hex", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-overflow", []string{"-n", "5", "-c", "1"}, "/chunked?bad=overflow", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-no-crlf", []string{"-n", "5", "-c", "1"}, "/chunked?bad=no-crlf", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-long-line", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-line", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-long-ext", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-ext", 0, 30 * time.Second, protocolFailures(5)},
-		{"F15 chunked-missing-final", []string{"-n", "5", "-c", "1"}, "/chunked?bad=missing-final", 0, 30 * time.Second,
+		{"F12 cl-invalid", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=abc", 1, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-negative", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=-1", 1, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-list", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=10,20", 1, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-dup", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=dup", 1, 30 * time.Second, protocolFailures(5)},
+		{"F12 cl-overflow", []string{"-n", "5", "-c", "1", "-k"}, "/cl-invalid?v=99999999999999999999", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-bad-hex", []string{"-n", "5", "-c", "1"}, "/chunked?bad=bad-hex", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-overflow", []string{"-n", "5", "-c", "1"}, "/chunked?bad=overflow", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-no-crlf", []string{"-n", "5", "-c", "1"}, "/chunked?bad=no-crlf", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-long-line", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-line", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-long-ext", []string{"-n", "5", "-c", "1"}, "/chunked?bad=long-ext", 1, 30 * time.Second, protocolFailures(5)},
+		{"F15 chunked-missing-final", []string{"-n", "5", "-c", "1"}, "/chunked?bad=missing-final", 1, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.truncated", outcome(r, stats.FailTruncated), 5)
 			}},
@@ -215,8 +215,8 @@ func faultCases() []faultCase {
 		{"header oddities", []string{"-n", "10", "-c", "1", "-k"}, "/fold", 0, 30 * time.Second, okResponses(10)},
 		{"bare LF", []string{"-n", "10", "-c", "1", "-k"}, "/bare-lf", 0, 30 * time.Second, okResponses(10)},
 		{"non-ASCII header", []string{"-n", "10", "-c", "1", "-k"}, "/non-ascii-hdr", 0, 30 * time.Second, okResponses(10)},
-		{"space before colon", []string{"-n", "5", "-c", "1"}, "/space-colon", 0, 30 * time.Second, protocolFailures(5)},
-		{"unsolicited 101", []string{"-n", "5", "-c", "1"}, "/101", 0, 30 * time.Second, protocolFailures(5)},
+		{"space before colon", []string{"-n", "5", "-c", "1"}, "/space-colon", 1, 30 * time.Second, protocolFailures(5)},
+		{"unsolicited 101", []string{"-n", "5", "-c", "1"}, "/101", 1, 30 * time.Second, protocolFailures(5)},
 		{"row 4 idle-close race", []string{"-n", "20", "-c", "2", "-k", "-R", "20"}, "/idle-close?after=20ms", 0, 30 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "ok", outcome(r, stats.OK), 20)

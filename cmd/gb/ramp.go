@@ -143,7 +143,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 	ro := defaultRampOptions()
 	o := defaultOptions()
 	specs := rampSpecs(&ro)
-	rest, err := getopt.Parse(args, specs, &o)
+	rest, err := parseAll(args, specs, &o)
 	switch {
 	case err != nil:
 		return failRamp(stderr, err)

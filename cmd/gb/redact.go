@@ -7,8 +7,11 @@ import (
 )
 
 // secretHeaders are request headers whose values never appear in gb's
-// output.
+// output; so are those of any header whose name contains a secretWords
+// word (X-Api-Key, X-Auth-Token, X-Client-Secret).
 var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
+
+var secretWords = []string{"token", "secret", "key", "password", "auth", "session"}
 
 // redactArgs returns argv with credentials replaced by "***": the values
 // of -A, -P and -C, of -H for secret headers (an auth scheme is kept:
@@ -39,6 +42,11 @@ func redactHeaderLine(line string) string {
 			if scheme, _, found := strings.Cut(strings.TrimSpace(value), " "); found && s != "Cookie" {
 				return name + ": " + scheme + " ***"
 			}
+			return name + ": ***"
+		}
+	}
+	for _, w := range secretWords {
+		if strings.Contains(strings.ToLower(name), w) {
 			return name + ": ***"
 		}
 	}

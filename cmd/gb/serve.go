@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gb-bench/gb/internal/getopt"
@@ -90,7 +91,10 @@ func cutFlag(a string) (name, value string, has bool) {
 
 // checkLoopback refuses to listen beyond this machine unless asked to.
 func checkLoopback(addr string, public bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err == nil && (perr != nil || n < 0 || n > 65535) {
+		return getopt.Errorf(false, "serve: invalid port %q in --addr (0..65535)", port)
+	}
 	if err != nil {
 		return getopt.Errorf(false, "serve: invalid --addr %q: want host:port", addr)
 	}
