@@ -27,7 +27,7 @@ func conclude(res *gb.Result, o *options, stdout, stderr io.Writer) int {
 		_ = report.Text(stdout, res, ro)
 	}
 	if o.verbosity >= 2 {
-		gcSummary(stderr, res.Elapsed)
+		report.GCSummary(stderr, res.Elapsed)
 	}
 	code := exitOK
 	if err := writeFiles(res, o); err != nil {
