@@ -1,0 +1,92 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
+// HTMLReport's: the saturation step and best throughput; the
+// throughput/latency curve against the load with the saturation step
+// marked (the chart of RampPNG) and RampSummary's conclusion; a table of
+// the steps (RampStep's columns); and each step's latency percentile
+// distribution on HdrHistogram's 1/(1-q) axis. A ramp without steps is an
+// error.
+func HTMLRampReport(w io.Writer, rp *Ramp) error {
+	if rp == nil || len(rp.Steps) == 0 {
+		return errors.New("report: a ramp report needs at least one step")
+	}
+	first := rp.Steps[0]
+	p := &page{Title: "gb ramp: " + first.Target.Method + " " + first.Target.URL, Cards: rampCards(rp)}
+	p.Lead = []string{strings.Join(rp.Command, " "),
+		fmt.Sprintf("%d steps by %s, started %s; gb %s", len(rp.Steps), loadName(rp.By),
+			first.Start.UTC().Format("2006-01-02 15:04:05 MST"), rp.GBVersion)}
+	curve := section{ID: "curve", Title: "Throughput and latency by load"}
+	var summary bytes.Buffer
+	if err := RampSummary(&summary, rp); err != nil {
+		return err
+	}
+	curve.Notes = []string{strings.TrimSpace(summary.String())}
+	plots, err := rampCharts(rp)
+	if err != nil {
+		return err
+	}
+	if err := curve.addChart(plots...); err != nil {
+		return err
+	}
+	dist := section{ID: "distribution", Title: "Latency percentile distribution by step"}
+	var lines []spectrumLine
+	for _, s := range rp.Steps {
+		lines = append(lines, spectrumLine{stepName(rp.By, s), latency(rp.By, s)})
+	}
+	sp, err := spectrumChart("Latency by percentile, per step", lines)
+	if err != nil {
+		return err
+	}
+	if sp == nil {
+		dist.Notes = []string{"No step completed a response, so there is no distribution to show."}
+	} else if err := dist.addChart(sp); err != nil {
+		return err
+	}
+	p.Sections = []section{curve, stepsSection(rp), dist}
+	return p.write(w)
+}
+
+// rampCards are a ramp's headline numbers.
+func rampCards(rp *Ramp) []card {
+	best := 0
+	for i, s := range rp.Steps {
+		if throughput(s) > throughput(rp.Steps[best]) {
+			best = i
+		}
+	}
+	b := rp.Steps[best]
+	cards := []card{{Label: "steps", Value: strconv.Itoa(len(rp.Steps)), Note: "by " + loadName(rp.By)},
+		{Label: "best throughput", Value: fmt.Sprintf("%.2f/s", throughput(b)), Note: fmt.Sprintf("step %d, %s %s", best+1, loadName(rp.By), loadString(rp.By, b))}}
+	if n := rp.Saturation; n >= 1 && n <= len(rp.Steps) {
+		s := rp.Steps[n-1]
+		return append(cards, card{Label: "saturation", Value: loadName(rp.By) + " " + loadString(rp.By, s), Note: fmt.Sprintf("step %d: %.2f/s", n, throughput(s))},
+			card{Label: "p99 at saturation", Value: msValue(percentile(latency(rp.By, s), 99))})
+	}
+	return append(cards, card{Label: "saturation", Value: "none", Note: "throughput kept rising, or p99 did not"})
+}
+
+// stepsSection tabulates the steps as RampStep's lines do.
+func stepsSection(rp *Ramp) section {
+	t := table{Head: []string{"step", loadName(rp.By), "complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms", "stopped by"}, Last: true}
+	for i, s := range rp.Steps {
+		d := latency(rp.By, s)
+		mean := 0.0
+		if d != nil {
+			mean = d.Mean()
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), loadString(rp.By, s), strconv.FormatInt(s.Complete(), 10),
+			strconv.FormatInt(s.Failed(), 10), strconv.FormatFloat(throughput(s), 'f', 2, 64), ms(mean),
+			ms(float64(percentile(d, 50))), ms(float64(percentile(d, 99))), stoppedBy(s)})
+	}
+	return section{ID: "steps", Title: "Steps", Tables: []table{t}}
+}
