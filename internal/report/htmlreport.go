@@ -249,7 +249,7 @@ func byCount(m map[string]int64) []string {
 // and the tops of `go tool pprof -top` as tables.
 func profileSection(sp *stats.ServerProfile) section {
 	s := section{ID: "profile", Title: "Server profile"}
-	facts := table{Caption: "Capture", Head: []string{"", ""}, Left: 2}
+	facts := table{Caption: "Capture", Left: 2}
 	add := func(k, v string) { facts.Rows = append(facts.Rows, []string{k, v}) }
 	profileFacts(sp, add)
 	writeFiles(add, sp)

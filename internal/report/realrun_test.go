@@ -63,7 +63,7 @@ func realRun(t *testing.T, rate float64, withProfile bool) *stats.Result {
 	}
 	total := &stats.Result{Series: &stats.Series{Interval: realInterval}}
 	for i, shape := range realShapes {
-		addInterval(total, runOnce(ctx, t, srv, "/ok?"+shape+"&seed="+strconv.Itoa(i), concurrency, rate, realInterval))
+		addInterval(total, runOnce(ctx, t, srv, "/ok?"+shape+"&seed="+strconv.Itoa(i), concurrency, rate, realInterval, 40*time.Millisecond))
 	}
 	total.End = total.Start.Add(total.Elapsed)
 	if capture != nil {
@@ -77,8 +77,8 @@ func realRun(t *testing.T, rate float64, withProfile bool) *stats.Result {
 
 // runOnce runs real load on srv's path for d: concurrency connections
 // with keep-alive, paced at rate requests per second when rate is above 0,
-// and a first-byte timeout of 40ms.
-func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path string, concurrency int, rate float64, d time.Duration) *stats.Result {
+// with a first-byte timeout of ttfb (0 = none).
+func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path string, concurrency int, rate float64, d, ttfb time.Duration) *stats.Result {
 	t.Helper()
 	u, err := url.Parse(srv.URL())
 	if err != nil {
@@ -87,7 +87,7 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 	port, _ := strconv.Atoi(u.Port())
 	req := h1.Request{Method: "GET", Target: path, Host: u.Host, UserAgent: "gb-test"}
 	cc := &client.Config{Addr: u.Host, Request: req.Append(nil), KeepAlive: true, Idempotent: true,
-		Timeout: 5 * time.Second, FirstByteTimeout: 40 * time.Millisecond}
+		Timeout: 5 * time.Second, FirstByteTimeout: ttfb}
 	cfg := load.Config{Concurrency: concurrency, Duration: d,
 		NewConn: func(ctx context.Context) load.Conn { return client.NewFast(ctx, cc) }}
 	tg := stats.Target{URL: srv.URL() + path, Method: "GET", Host: u.Hostname(), Port: port, Path: path,
@@ -114,7 +114,7 @@ func realRamp(t *testing.T) *report.Ramp {
 	rp := &report.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: report.ByConcurrency,
 		Command: []string{"gb", "ramp", "-k", "--from", "2", "--to", "20", srv.URL() + "/limited?d=5ms&max=8"}}
 	for _, c := range []int{2, 4, 6, 8, 10, 12, 16, 20} {
-		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 300*time.Millisecond))
+		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 400*time.Millisecond, 0))
 	}
 	rp.Saturation = report.Saturation(rp.By, rp.Steps) + 1
 	return rp
