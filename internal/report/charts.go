@@ -49,6 +49,23 @@ var palette = []color.Color{
 // script).
 var markRGB = rgb(0xc0, 0x39, 0x2b)
 
+// gradientStops are the colours of ordered lines (a ramp's steps), from
+// the first to the last: viridis without its palest yellow.
+var gradientStops = []color.RGBA{{0x44, 0x01, 0x54, 0xff}, {0x3b, 0x52, 0x8b, 0xff}, {0x21, 0x91, 0x8c, 0xff}, {0x5e, 0xc9, 0x62, 0xff}, {0xb5, 0xde, 0x2b, 0xff}}
+
+// gradient returns the colour of line i of n ordered lines.
+func gradient(i, n int) color.Color {
+	if n < 2 {
+		return gradientStops[0]
+	}
+	pos := float64(i) / float64(n-1) * float64(len(gradientStops)-1)
+	k := min(int(pos), len(gradientStops)-2)
+	f := pos - float64(k)
+	a, b := gradientStops[k], gradientStops[k+1]
+	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + f*(float64(y)-float64(x)))) }
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
+}
+
 func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 0xff} }
 
 // newPlot returns an empty plot in gb's style: a title, labelled axes,
@@ -80,8 +97,9 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 type series struct {
 	name   string
 	xys    plotter.XYs
-	dashed bool // a reference line (target rate)
-	points bool // mark each value with a dot
+	dashed bool        // a reference line (target rate)
+	points bool        // mark each value with a dot
+	color  color.Color // nil: the palette's next colour
 }
 
 // addLines adds the lines to p in palette order, each with a legend entry;
@@ -95,7 +113,10 @@ func addLines(p *plot.Plot, lines []series) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
-		c := palette[i%len(palette)]
+		c := s.color
+		if c == nil {
+			c = palette[i%len(palette)]
+		}
 		l.Color, l.Width = c, 1.5
 		if s.dashed {
 			l.Color, l.Dashes = rgb(0x66, 0x66, 0x66), []vg.Length{4, 3}
@@ -167,34 +188,59 @@ func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// drawStacked draws plots one above the other on c, aligned so their data
-// areas share left and right edges.
-func drawStacked(c vg.CanvasSizer, plots []*plot.Plot) {
+// figure is what render draws: one or more plots stacked, each
+// chartHeight high; with sideLegend, a single plot's legend goes beside
+// its data area, on the right, instead of over it (for many lines).
+type figure struct {
+	plots      []*plot.Plot
+	sideLegend bool
+}
+
+// draw draws f on c over a white background.
+func (f figure) draw(c vg.CanvasSizer) {
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	rows := make([][]*plot.Plot, len(plots))
-	for i, p := range plots {
+	if f.sideLegend && len(f.plots) == 1 {
+		drawSideLegend(dc, f.plots[0])
+		return
+	}
+	rows := make([][]*plot.Plot, len(f.plots))
+	for i, p := range f.plots {
 		rows[i] = []*plot.Plot{p}
 	}
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 12, PadY: 10}
+	tiles := draw.Tiles{Rows: len(f.plots), Cols: 1, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 12, PadY: 10}
 	canvases := plot.Align(rows, tiles, dc)
-	for i, p := range plots {
+	for i, p := range f.plots {
 		p.Draw(canvases[i][0])
 	}
 }
 
-// render draws plots stacked (each chartHeight high) and writes them in
-// format "svg" or "png" to w. gonum/plot reports some bad input by
-// panicking (a log axis over a non-positive range); render returns that as
-// an error.
-func render(w io.Writer, format string, plots []*plot.Plot) (err error) {
+// drawSideLegend draws p on the left of dc and its legend in a column on
+// the right, level with the top of the data area.
+func drawSideLegend(dc draw.Canvas, p *plot.Plot) {
+	legend := p.Legend
+	p.Legend = plot.NewLegend() // empty: p draws none
+	box := legend.Rectangle(dc)
+	plotArea, legendArea := dc, dc
+	plotArea.Max.X -= box.Max.X - box.Min.X + 24
+	legendArea.Min.X = plotArea.Max.X + 12
+	legend.Top, legend.Left, legend.XOffs, legend.YOffs = true, true, 0, -36
+	p.Draw(plotArea)
+	legend.Draw(legendArea)
+	p.Legend = legend
+}
+
+// render draws f and writes it in format "svg" or "png" to w. gonum/plot
+// reports some bad input by panicking (a log axis over a non-positive
+// range); render returns that as an error.
+func render(w io.Writer, format string, f figure) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("report: drawing a chart: %v", v)
 		}
 	}()
-	height := chartHeight * vg.Length(len(plots))
+	height := chartHeight * vg.Length(len(f.plots))
 	var c vg.CanvasWriterTo
 	switch format {
 	case "svg":
@@ -204,16 +250,16 @@ func render(w io.Writer, format string, plots []*plot.Plot) (err error) {
 	default:
 		return fmt.Errorf("report: unknown chart format %q", format)
 	}
-	drawStacked(c, plots)
+	f.draw(c)
 	_, err = c.WriteTo(w)
 	return err
 }
 
-// inlineSVG renders plots as an SVG element to put in an HTML page: the
-// XML declaration and generator comment that precede <svg> are dropped.
-func inlineSVG(plots ...*plot.Plot) (string, error) {
+// inlineSVG renders f as an SVG element to put in an HTML page: the XML
+// declaration and generator comment that precede <svg> are dropped.
+func inlineSVG(f figure) (string, error) {
 	var b bytes.Buffer
-	if err := render(&b, "svg", plots); err != nil {
+	if err := render(&b, "svg", f); err != nil {
 		return "", err
 	}
 	s := b.String()

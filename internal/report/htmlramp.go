@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot"
 )
 
 // HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
@@ -40,20 +44,48 @@ func HTMLRampReport(w io.Writer, rp *Ramp) error {
 	}
 	dist := section{ID: "distribution", Title: "Latency percentile distribution by step"}
 	var lines []spectrumLine
-	for _, s := range rp.Steps {
-		lines = append(lines, spectrumLine{stepName(rp.By, s), latency(rp.By, s)})
+	shown := shownSteps(rp)
+	for i, n := range shown {
+		s := rp.Steps[n]
+		lines = append(lines, spectrumLine{stepName(rp.By, s), latency(rp.By, s), gradient(i, len(shown))})
 	}
-	sp, err := spectrumChart("Latency by percentile, per step", lines)
+	title := "Latency by percentile, per step"
+	if len(shown) < len(rp.Steps) {
+		title = fmt.Sprintf("Latency by percentile, %d of the %d steps", len(shown), len(rp.Steps))
+	}
+	sp, err := spectrumChart(title, lines, 0)
 	if err != nil {
 		return err
 	}
 	if sp == nil {
 		dist.Notes = []string{"No step completed a response, so there is no distribution to show."}
-	} else if err := dist.addChart(sp); err != nil {
+	} else if err := dist.addFigure(figure{plots: []*plot.Plot{sp}, sideLegend: true}); err != nil {
 		return err
 	}
 	p.Sections = []section{curve, stepsSection(rp), dist}
 	return p.write(w)
+}
+
+// maxSpectrumSteps is how many steps the per-step distribution chart
+// draws at most, so its legend fits.
+const maxSpectrumSteps = 10
+
+// shownSteps returns the indexes of the steps whose distributions are
+// drawn, in order: all, or maxSpectrumSteps spread evenly from the first
+// to the last, with the saturation step among them.
+func shownSteps(rp *Ramp) []int {
+	n := len(rp.Steps)
+	var idx []int
+	for k := range min(n, maxSpectrumSteps) {
+		idx = append(idx, int(math.Round(float64(k)*float64(n-1)/float64(max(min(n, maxSpectrumSteps)-1, 1)))))
+	}
+	if sat := rp.Saturation - 1; sat >= 0 && sat < n && !slices.Contains(idx, sat) {
+		i, _ := slices.BinarySearch(idx, sat)
+		j := min(max(i, 1), len(idx)-2) // replace a neighbour, never the first or last step
+		idx[j] = sat
+		slices.Sort(idx)
+	}
+	return idx
 }
 
 // rampCards are a ramp's headline numbers.

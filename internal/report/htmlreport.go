@@ -178,11 +178,11 @@ func timeSection(r *stats.Result) (section, error) {
 // and in rate mode the latency from the intended send time.
 func spectrumSection(r *stats.Result) (section, error) {
 	s := section{ID: "distribution", Title: "Latency percentile distribution"}
-	lines := []spectrumLine{{"service time", r.Latency[stats.Total]}}
+	lines := []spectrumLine{{name: "service time", dist: r.Latency[stats.Total]}}
 	if r.Target.Rate > 0 {
-		lines = append(lines, spectrumLine{"from the intended send time (corrected)", r.Latency[stats.Corrected]})
+		lines = append(lines, spectrumLine{name: "from the intended send time (corrected)", dist: r.Latency[stats.Corrected]})
 	}
-	p, err := spectrumChart("Latency by percentile", lines)
+	p, err := spectrumChart("Latency by percentile", lines, len(lines))
 	if err != nil || p == nil {
 		s.Notes = []string{"No response completed, so there is no distribution to show."}
 		return s, err

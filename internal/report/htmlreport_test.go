@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"image/png"
 	"regexp"
@@ -206,6 +207,34 @@ func TestTidyTicks(t *testing.T) {
 		}
 		if got := strings.Join(labels, " "); got != c.want {
 			t.Errorf("ticks of [%v, %v]: %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestShownSteps checks which steps the per-step distribution chart
+// draws: all of a short ramp; of a long one, ten spread from the first to
+// the last, with the saturation step.
+func TestShownSteps(t *testing.T) {
+	steps := func(n, sat int) *Ramp {
+		rp := &Ramp{Saturation: sat}
+		for range n {
+			rp.Steps = append(rp.Steps, &stats.Result{})
+		}
+		return rp
+	}
+	for _, c := range []struct {
+		n, sat int
+		want   string
+	}{
+		{3, 2, "[0 1 2]"},
+		{10, 0, "[0 1 2 3 4 5 6 7 8 9]"},
+		{19, 0, "[0 2 4 6 8 10 12 14 16 18]"},
+		{19, 4, "[0 2 3 6 8 10 12 14 16 18]"},
+		{19, 18, "[0 2 4 6 8 10 12 14 17 18]"},
+		{19, 1, "[0 2 4 6 8 10 12 14 16 18]"},
+	} {
+		if got := fmt.Sprint(shownSteps(steps(c.n, c.sat))); got != c.want {
+			t.Errorf("%d steps, saturation %d: %s, want %s", c.n, c.sat, got, c.want)
 		}
 	}
 }

@@ -51,8 +51,11 @@ type table struct {
 func (t table) isText(col int) bool { return col < t.Left || t.Last && col == len(t.Head)-1 }
 
 // addChart renders plots (stacked) into s as one inline SVG.
-func (s *section) addChart(plots ...*plot.Plot) error {
-	svg, err := inlineSVG(plots...)
+func (s *section) addChart(plots ...*plot.Plot) error { return s.addFigure(figure{plots: plots}) }
+
+// addFigure renders f into s as one inline SVG.
+func (s *section) addFigure(f figure) error {
+	svg, err := inlineSVG(f)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func RampPNG(w io.Writer, rp *Ramp) error {
 		return err
 	}
 	b := bufio.NewWriter(w)
-	if err := render(b, "png", plots); err != nil {
+	if err := render(b, "png", figure{plots: plots}); err != nil {
 		return err
 	}
 	return b.Flush()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"image/color"
 	"math"
 	"strconv"
 
@@ -66,13 +67,15 @@ func ninesLabel(n int) string {
 
 // spectrumLine is one named distribution of a spectrum chart.
 type spectrumLine struct {
-	name string
-	dist *stats.Dist
+	name  string
+	dist  *stats.Dist
+	color color.Color // nil: the palette's next colour
 }
 
 // spectrumChart plots the latency percentile distributions of dists on
-// the 1/(1-q) log axis; nil when none has samples.
-func spectrumChart(title string, dists []spectrumLine) (*plot.Plot, error) {
+// the 1/(1-q) log axis, with room above the lines for a legend of
+// legendRows rows; nil when none has samples.
+func spectrumChart(title string, dists []spectrumLine, legendRows int) (*plot.Plot, error) {
 	var lines []series
 	top := 1.0
 	for _, d := range dists {
@@ -81,7 +84,7 @@ func spectrumChart(title string, dists []spectrumLine) (*plot.Plot, error) {
 			continue
 		}
 		top = max(top, xys[len(xys)-1].X)
-		lines = append(lines, series{name: d.name, xys: xys})
+		lines = append(lines, series{name: d.name, xys: xys, color: d.color})
 	}
 	if len(lines) == 0 {
 		return nil, nil
@@ -93,6 +96,6 @@ func spectrumChart(title string, dists []spectrumLine) (*plot.Plot, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.ConstantTicks(percentileTicks(top))
 	p.X.Min, p.X.Max = 1, max(10, math.Pow(10, math.Ceil(math.Log10(top))))
-	fromZero(p, len(lines))
+	fromZero(p, legendRows)
 	return p, nil
 }
