@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"image"
 	"image/png"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/stats"
 )
 
 // pageWidth is the browser window's width in pixels.
@@ -178,4 +180,36 @@ func pngBytes(t *testing.T, img image.Image) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestHTMLReportFromJSON renders a real run's page live and again from
+// the run's JSON (as gb report --html does): the bytes are the same.
+func TestHTMLReportFromJSON(t *testing.T) {
+	r := realRun(t, 300, true)
+	var live, again bytes.Buffer
+	if err := report.HTMLReport(&live, r); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back stats.Result
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Series == nil || len(back.Series.Points) != len(r.Series.Points) {
+		t.Fatalf("the series did not survive JSON: %+v", back.Series)
+	}
+	if err := report.HTMLReport(&again, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(live.Bytes(), again.Bytes()) {
+		a, b := live.String(), again.String()
+		i := 0
+		for i < min(len(a), len(b)) && a[i] == b[i] {
+			i++
+		}
+		t.Errorf("the page from JSON differs from the live one at byte %d: live %q, from JSON %q", i, a[i:min(i+120, len(a))], b[i:min(i+120, len(b))])
+	}
 }

@@ -167,6 +167,10 @@ func timeSection(r *stats.Result) (section, error) {
 	} else {
 		s.Notes = append(s.Notes, "No interval had a failure or a non-2xx response.")
 	}
+	if !slices.ContainsFunc(r.Series.Points, func(p stats.Point) bool { return p.Latency != nil && p.Latency.Count > 0 }) {
+		s.Notes = append(s.Notes, "No interval had a response, so there is no latency over time.")
+		return s, nil
+	}
 	lp, err := latencyChart(t)
 	if err != nil {
 		return s, err

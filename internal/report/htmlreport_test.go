@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb/stats"
 )
@@ -236,5 +237,44 @@ func TestShownSteps(t *testing.T) {
 		if got := fmt.Sprint(shownSteps(steps(c.n, c.sat))); got != c.want {
 			t.Errorf("%d steps, saturation %d: %s, want %s", c.n, c.sat, got, c.want)
 		}
+	}
+}
+
+// TestHTMLReportSeriesEdges renders series that real runs can produce
+// at the edges: one interval, intervals without responses, rate mode, a
+// result without a start time. Each page has its over-time charts.
+func TestHTMLReportSeriesEdges(t *testing.T) {
+	point := func(r *stats.Result, at time.Duration, ok int64, withLatency bool) stats.Point {
+		p := stats.Point{Start: r.Start.Add(at), Ended: ok, OK: ok}
+		if withLatency {
+			p.Latency, p.Corrected = r.Latency[stats.Total], r.Latency[stats.Corrected]
+		}
+		return p
+	}
+	one := build(plainSpec(false))
+	one.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(one, 0, 1000, true)}}
+	idle := build(plainSpec(false))
+	idle.Series = &stats.Series{Interval: 100 * time.Millisecond, Points: []stats.Point{point(idle, 0, 0, false), point(idle, 100*time.Millisecond, 0, false)}}
+	rate := build(rateSpec())
+	rate.Series = &stats.Series{Interval: 200 * time.Millisecond}
+	for i := range 3 {
+		rate.Series.Points = append(rate.Series.Points, point(rate, time.Duration(i)*200*time.Millisecond, 150, true))
+	}
+	noStart := build(plainSpec(false))
+	noStart.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(noStart, 0, 500, true), point(noStart, time.Second, 500, true)}}
+	noStart.Start, noStart.End = time.Time{}, time.Time{}
+	for name, r := range map[string]*stats.Result{"one": one, "idle": idle, "rate": rate, "no start": noStart} {
+		t.Run(name, func(t *testing.T) {
+			page := htmlOf(t, r)
+			latency := "Latency over time"
+			if name == "idle" {
+				latency = "No interval had a response"
+			}
+			for _, want := range []string{"Throughput over time", latency, "No interval had a failure"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+		})
 	}
 }

@@ -25,20 +25,22 @@ type timeAxis struct {
 
 // at returns point i's x in seconds and the seconds of the run it covers.
 func (t timeAxis) at(i int) (x, span float64) {
-	p := t.s.Points[i]
-	from, to := p.Start, p.Start.Add(t.s.Interval)
-	origin := t.r.Start
+	// Wall clock only (Round(0) drops the monotonic reading), so that a
+	// Result read back from JSON is drawn the same as the live one.
+	start := t.s.Points[i].Start.Round(0)
+	from, to := start, start.Add(t.s.Interval)
+	origin := t.r.Start.Round(0)
 	if origin.IsZero() {
-		origin = t.s.Points[0].Start
+		origin = t.s.Points[0].Start.Round(0)
 	}
 	if from.Before(origin) {
 		from = origin
 	}
-	if end := t.r.End; !end.IsZero() && to.After(end) && end.After(from) {
+	if end := t.r.End.Round(0); !end.IsZero() && to.After(end) && end.After(from) {
 		to = end
 	}
 	if !to.After(from) { // a point outside the run's clock: show it whole
-		from, to = p.Start, p.Start.Add(t.s.Interval)
+		from, to = start, start.Add(t.s.Interval)
 	}
 	mid := from.Add(to.Sub(from) / 2)
 	return max(mid.Sub(origin).Seconds(), 0), to.Sub(from).Seconds()
