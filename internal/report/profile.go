@@ -25,6 +25,24 @@ func writeProfile(w io.Writer, r *stats.Result) {
 	}
 	line := func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) }
 	fmt.Fprint(w, "\ngb server profile:\n")
+	profileFacts(sp, line)
+	writeFiles(line, sp)
+	if c := sp.CPU; c != nil {
+		line("cpu by flat", command(c.Top.Command))
+		writeTop(w, &c.Top)
+		line("cpu by cum", command(c.TopCum.Command))
+		writeTop(w, &c.TopCum)
+	}
+	if a := sp.Allocs; a != nil {
+		line("alloc by flat", command(a.Command))
+		writeTop(w, a)
+	}
+}
+
+// profileFacts calls line with each key and value of a profile's
+// summary: the pprof URL and kinds, the CPU cores used, the runtime's
+// counters, the cost per request and the notes.
+func profileFacts(sp *stats.ServerProfile, line func(key, value string)) {
 	line("pprof", fmt.Sprintf("%s (%s)", sp.URL, strings.Join(sp.Kinds, ",")))
 	if c := sp.CPU; c != nil {
 		line("cpu", fmt.Sprintf("%.2f cores; %d windows profiled %.3fs of the %.3fs load",
@@ -39,17 +57,6 @@ func writeProfile(w io.Writer, r *stats.Result) {
 	}
 	for _, n := range sp.Notes {
 		line("note", n)
-	}
-	writeFiles(line, sp)
-	if c := sp.CPU; c != nil {
-		line("cpu by flat", command(c.Top.Command))
-		writeTop(w, &c.Top)
-		line("cpu by cum", command(c.TopCum.Command))
-		writeTop(w, &c.TopCum)
-	}
-	if a := sp.Allocs; a != nil {
-		line("alloc by flat", command(a.Command))
-		writeTop(w, a)
 	}
 }
 

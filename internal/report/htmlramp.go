@@ -1,0 +1,124 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+)
+
+// HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
+// HTMLReport's: the saturation step and best throughput; the
+// throughput/latency curve against the load with the saturation step
+// marked (the chart of RampPNG) and RampSummary's conclusion; a table of
+// the steps (RampStep's columns); and each step's latency percentile
+// distribution on HdrHistogram's 1/(1-q) axis. A ramp without steps is an
+// error.
+func HTMLRampReport(w io.Writer, rp *Ramp) error {
+	if rp == nil || len(rp.Steps) == 0 {
+		return errors.New("report: a ramp report needs at least one step")
+	}
+	first := rp.Steps[0]
+	p := &page{Title: "gb ramp: " + first.Target.Method + " " + first.Target.URL, Cards: rampCards(rp)}
+	p.Lead = []string{strings.Join(rp.Command, " "),
+		fmt.Sprintf("%d steps by %s, started %s; gb %s", len(rp.Steps), loadName(rp.By),
+			first.Start.UTC().Format("2006-01-02 15:04:05 MST"), rp.GBVersion)}
+	curve := section{ID: "curve", Title: "Throughput and latency by load"}
+	var summary bytes.Buffer
+	if err := RampSummary(&summary, rp); err != nil {
+		return err
+	}
+	curve.Notes = []string{strings.TrimSpace(summary.String())}
+	plots, err := rampCharts(rp)
+	if err != nil {
+		return err
+	}
+	if err := curve.addChart(plots...); err != nil {
+		return err
+	}
+	dist := section{ID: "distribution", Title: "Latency percentile distribution by step"}
+	var lines []spectrumLine
+	shown := shownSteps(rp)
+	for i, n := range shown {
+		s := rp.Steps[n]
+		lines = append(lines, spectrumLine{stepName(rp.By, s), latency(rp.By, s), gradient(i, len(shown))})
+	}
+	title := "Latency by percentile, per step"
+	if len(shown) < len(rp.Steps) {
+		title = fmt.Sprintf("Latency by percentile, %d of the %d steps", len(shown), len(rp.Steps))
+	}
+	sp, err := spectrumChart(title, lines, 0)
+	if err != nil {
+		return err
+	}
+	if sp == nil {
+		dist.Notes = []string{"No step completed a response, so there is no distribution to show."}
+	} else if err := dist.addFigure(figure{plots: []*plot.Plot{sp}, sideLegend: true}); err != nil {
+		return err
+	}
+	p.Sections = []section{curve, stepsSection(rp), dist}
+	return p.write(w)
+}
+
+// maxSpectrumSteps is how many steps the per-step distribution chart
+// draws at most, so its legend fits.
+const maxSpectrumSteps = 10
+
+// shownSteps returns the indexes of the steps whose distributions are
+// drawn, in order: all, or maxSpectrumSteps spread evenly from the first
+// to the last, with the saturation step among them.
+func shownSteps(rp *Ramp) []int {
+	n := len(rp.Steps)
+	var idx []int
+	for k := range min(n, maxSpectrumSteps) {
+		idx = append(idx, int(math.Round(float64(k)*float64(n-1)/float64(max(min(n, maxSpectrumSteps)-1, 1)))))
+	}
+	if sat := rp.Saturation - 1; sat >= 0 && sat < n && !slices.Contains(idx, sat) {
+		i, _ := slices.BinarySearch(idx, sat)
+		j := min(max(i, 1), len(idx)-2) // replace a neighbour, never the first or last step
+		idx[j] = sat
+		slices.Sort(idx)
+	}
+	return idx
+}
+
+// rampCards are a ramp's headline numbers.
+func rampCards(rp *Ramp) []card {
+	best := 0
+	for i, s := range rp.Steps {
+		if throughput(s) > throughput(rp.Steps[best]) {
+			best = i
+		}
+	}
+	b := rp.Steps[best]
+	cards := []card{{Label: "steps", Value: strconv.Itoa(len(rp.Steps)), Note: "by " + loadName(rp.By)},
+		{Label: "best throughput", Value: fmt.Sprintf("%.2f/s", throughput(b)), Note: fmt.Sprintf("step %d, %s %s", best+1, loadName(rp.By), loadString(rp.By, b))}}
+	if n := rp.Saturation; n >= 1 && n <= len(rp.Steps) {
+		s := rp.Steps[n-1]
+		return append(cards, card{Label: "saturation", Value: loadName(rp.By) + " " + loadString(rp.By, s), Note: fmt.Sprintf("step %d: %.2f/s", n, throughput(s))},
+			card{Label: "p99 at saturation", Value: msValue(percentile(latency(rp.By, s), 99))})
+	}
+	return append(cards, card{Label: "saturation", Value: "none", Note: "throughput kept rising, or p99 did not"})
+}
+
+// stepsSection tabulates the steps as RampStep's lines do.
+func stepsSection(rp *Ramp) section {
+	t := table{Head: []string{"step", loadName(rp.By), "complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms", "stopped by"}, Last: true}
+	for i, s := range rp.Steps {
+		d := latency(rp.By, s)
+		mean := 0.0
+		if d != nil {
+			mean = d.Mean()
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), loadString(rp.By, s), strconv.FormatInt(s.Complete(), 10),
+			strconv.FormatInt(s.Failed(), 10), strconv.FormatFloat(throughput(s), 'f', 2, 64), ms(mean),
+			ms(float64(percentile(d, 50))), ms(float64(percentile(d, 99))), stoppedBy(s)})
+	}
+	return section{ID: "steps", Title: "Steps", Tables: []table{t}}
+}

@@ -1,0 +1,280 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"image/png"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// htmlOf renders r with HTMLReport.
+func htmlOf(t *testing.T, r *stats.Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTMLReport(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// external matches what would make a page load something: a script, an
+// attribute naming a resource, a CSS import or a url() that is not data:.
+var external = regexp.MustCompile(`(?i)<script|<iframe|<object|<embed|<link|\ssrc=|\shref=|xlink:href=|@import|url\((?:[^d]|d[^a])`)
+
+// TestHTMLReportIsSelfContained checks the page of every fixture (with a
+// profile, a hostile profile, in rate mode, without responses) for
+// references to anything outside it, for the Content-Security-Policy that
+// forbids loading anything, and for escaped server strings.
+func TestHTMLReportIsSelfContained(t *testing.T) {
+	results := fixtures()
+	for name, r := range profileFixtures() {
+		results[name] = r
+	}
+	for name, r := range results {
+		t.Run(name, func(t *testing.T) {
+			page := htmlOf(t, r)
+			if m := external.FindString(page); m != "" {
+				t.Errorf("the page refers to something outside it: %q", m)
+			}
+			if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:"`) {
+				t.Error("no Content-Security-Policy forbidding network loads")
+			}
+			if !strings.Contains(page, "@font-face{font-family:\"Liberation Sans\"") || !strings.Contains(page, "url(data:font/ttf;base64,") {
+				t.Error("the chart font is not embedded")
+			}
+			for _, hostile := range []string{"\x1b", "Failed requests:\r\n", "<script"} {
+				if strings.Contains(page, hostile) {
+					t.Errorf("the page holds %q unescaped", hostile)
+				}
+			}
+		})
+	}
+}
+
+// TestHTMLReportSections checks what the page says for results with and
+// without responses, series and profiles.
+func TestHTMLReportSections(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		r      *stats.Result
+		charts int
+		want   []string
+	}{
+		{"plain", build(plainSpec(false)), 1, []string{"No time series", "Latency by percentile", "Status codes", "total (service time)", "Percentage of the requests served within a certain time"}},
+		{"rate", build(rateSpec()), 1, []string{"corrected (from the intended send time)", "lag (send behind schedule)", "target rate", "dropped"}},
+		{"zero", build(zeroSpec()), 0, []string{"No response completed, so there is no latency to show.", "No response was received."}},
+		{"failures", failuresWithMessages(), 1, []string{"Failure messages", "connect: connection refused", "(other messages)", "failed.connect"}},
+		{"profile", profileFixtures()["profile"], 1, []string{"Server profile", "CPU by flat time", "CPU by cumulative time", "Allocations by flat bytes", "testserver.leftpad"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			page := htmlOf(t, c.r)
+			if got := strings.Count(page, `<div class="chart">`); got != c.charts {
+				t.Errorf("%d charts, want %d", got, c.charts)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+		})
+	}
+}
+
+// failuresWithMessages is the failures fixture with failure messages.
+func failuresWithMessages() *stats.Result {
+	r := build(failuresSpec())
+	r.Counts.Errors, r.Counts.OtherErrors = map[string]int64{"connect: connection refused": 3, "read: connection reset by peer": 1}, 2
+	return r
+}
+
+// TestHTMLReportCards checks the headline numbers against the result.
+func TestHTMLReportCards(t *testing.T) {
+	r := build(plainSpec(false))
+	page := htmlOf(t, r)
+	d := r.Latency[stats.Total]
+	for _, want := range []string{
+		`<div class="value">` + ms(float64(d.Percentile(99))) + ` ms</div>`,
+		`<div class="value">` + strings.TrimSpace(strings.Split(strings.SplitAfter(textOf(t, r), "Requests per second:")[1], "[")[0]) + `</div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+// textOf renders r with Text.
+func textOf(t *testing.T, r *stats.Result) string {
+	var b bytes.Buffer
+	if err := Text(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestRampPNG decodes the PNG of each ramp fixture: 1200 pixels wide, the
+// curve drawn in the first line colour, and the saturation mark's colour
+// present exactly when the ramp has a saturation step.
+func TestRampPNG(t *testing.T) {
+	for name, rp := range map[string]*Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp(), "none": {By: ByConcurrency, Steps: concurrencyRamp().Steps[:3]}} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := RampPNG(&b, rp); err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := img.Bounds().Dx(); w != 1200 {
+				t.Errorf("%d pixels wide, want 1200", w)
+			}
+			count := func(want color.Color) (n int) {
+				wr, wg, wb, _ := want.RGBA()
+				for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+					for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+						r, g, b, _ := img.At(x, y).RGBA()
+						if r == wr && g == wg && b == wb {
+							n++
+						}
+					}
+				}
+				return n
+			}
+			if n := count(palette[0]); n < 500 {
+				t.Errorf("%d pixels of the throughput line's colour: no curve drawn", n)
+			}
+			if marked, saturated := count(markRGB) > 0, rp.Saturation > 0; marked != saturated {
+				t.Errorf("saturation mark drawn: %v, ramp saturated at step %d", marked, rp.Saturation)
+			}
+		})
+	}
+	if err := RampPNG(&bytes.Buffer{}, &Ramp{}); err == nil {
+		t.Error("RampPNG of a ramp without steps: no error")
+	}
+	if err := HTMLRampReport(&bytes.Buffer{}, &Ramp{}); err == nil {
+		t.Error("HTMLRampReport of a ramp without steps: no error")
+	}
+}
+
+// TestPercentileAxis checks the spectrum's axis labels and line: labels
+// one more nine per decade, and the line from the median's left end (x 1)
+// to the last sample (x = count, y = max), never falling.
+func TestPercentileAxis(t *testing.T) {
+	var labels []string
+	for _, tk := range percentileTicks(5000) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0% 90% 99% 99.9% 99.99%" {
+		t.Errorf("labels %q", got)
+	}
+	d := build(plainSpec(false)).Latency[stats.Total]
+	xys := spectrum(d)
+	if xys[0].X != 1 || xys[len(xys)-1].X != float64(d.Count) || xys[len(xys)-1].Y != float64(d.Max)/1000 {
+		t.Errorf("line from %v to %v; want x 1 to (%d, max %d µs)", xys[0], xys[len(xys)-1], d.Count, d.Max)
+	}
+	for i := 1; i < len(xys); i++ {
+		if xys[i].Y < xys[i-1].Y || xys[i].X <= xys[i-1].X {
+			t.Fatalf("line goes back at %v after %v", xys[i], xys[i-1])
+		}
+	}
+}
+
+// TestTidyTicks checks the linear axes' labels: round steps, just the
+// decimals needed, no "-0".
+func TestTidyTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 1250, "0 250 500 750 1000 1250"},
+		{-0.0001, 0.31, "0.0 0.1 0.2 0.3"},
+		{0, 2.08, "0.0 0.5 1.0 1.5 2.0"},
+		{0, 7, "0 2 4 6"},
+		{0, 0.0042, "0.000 0.001 0.002 0.003 0.004"},
+	} {
+		var labels []string
+		for _, tk := range (tidyTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("ticks of [%v, %v]: %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestShownSteps checks which steps the per-step distribution chart
+// draws: all of a short ramp; of a long one, ten spread from the first to
+// the last, with the saturation step.
+func TestShownSteps(t *testing.T) {
+	steps := func(n, sat int) *Ramp {
+		rp := &Ramp{Saturation: sat}
+		for range n {
+			rp.Steps = append(rp.Steps, &stats.Result{})
+		}
+		return rp
+	}
+	for _, c := range []struct {
+		n, sat int
+		want   string
+	}{
+		{3, 2, "[0 1 2]"},
+		{10, 0, "[0 1 2 3 4 5 6 7 8 9]"},
+		{19, 0, "[0 2 4 6 8 10 12 14 16 18]"},
+		{19, 4, "[0 2 3 6 8 10 12 14 16 18]"},
+		{19, 18, "[0 2 4 6 8 10 12 14 17 18]"},
+		{19, 1, "[0 2 4 6 8 10 12 14 16 18]"},
+	} {
+		if got := fmt.Sprint(shownSteps(steps(c.n, c.sat))); got != c.want {
+			t.Errorf("%d steps, saturation %d: %s, want %s", c.n, c.sat, got, c.want)
+		}
+	}
+}
+
+// TestHTMLReportSeriesEdges renders series that real runs can produce
+// at the edges: one interval, intervals without responses, rate mode, a
+// result without a start time. Each page has its over-time charts.
+func TestHTMLReportSeriesEdges(t *testing.T) {
+	point := func(r *stats.Result, at time.Duration, ok int64, withLatency bool) stats.Point {
+		p := stats.Point{Start: r.Start.Add(at), Ended: ok, OK: ok}
+		if withLatency {
+			p.Latency, p.Corrected = r.Latency[stats.Total], r.Latency[stats.Corrected]
+		}
+		return p
+	}
+	one := build(plainSpec(false))
+	one.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(one, 0, 1000, true)}}
+	idle := build(plainSpec(false))
+	idle.Series = &stats.Series{Interval: 100 * time.Millisecond, Points: []stats.Point{point(idle, 0, 0, false), point(idle, 100*time.Millisecond, 0, false)}}
+	rate := build(rateSpec())
+	rate.Series = &stats.Series{Interval: 200 * time.Millisecond}
+	for i := range 3 {
+		rate.Series.Points = append(rate.Series.Points, point(rate, time.Duration(i)*200*time.Millisecond, 150, true))
+	}
+	noStart := build(plainSpec(false))
+	noStart.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(noStart, 0, 500, true), point(noStart, time.Second, 500, true)}}
+	noStart.Start, noStart.End = time.Time{}, time.Time{}
+	for name, r := range map[string]*stats.Result{"one": one, "idle": idle, "rate": rate, "no start": noStart} {
+		t.Run(name, func(t *testing.T) {
+			page := htmlOf(t, r)
+			latency := "Latency over time"
+			if name == "idle" {
+				latency = "No interval had a response"
+			}
+			for _, want := range []string{"Throughput over time", latency, "No interval had a failure"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+		})
+	}
+}
