@@ -115,7 +115,7 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 // no two on one path (two outputs on stdout would interleave).
 func (o *options) checkFiles() error {
 	seen := map[string]string{}
-	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}} {
+	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}, {"--html", o.htmlFile}} {
 		flag, path := f[0], f[1]
 		if path == "" {
 			continue

@@ -70,7 +70,8 @@ func writeFiles(res *gb.Result, o *options) error {
 		flag, path string
 		write      func(io.Writer) error
 	}
-	files := []file{{"--json", o.jsonFile, func(w io.Writer) error { return report.JSON(w, res) }}}
+	files := []file{{"--json", o.jsonFile, func(w io.Writer) error { return report.JSON(w, res) }},
+		{"--html", o.htmlFile, func(w io.Writer) error { return report.HTMLReport(w, res) }}}
 	if res.Complete() == 0 {
 		for _, f := range [][2]string{{"-e", o.csvFile}, {"-g", o.gnuplotFile}} {
 			if f[1] != "" {

@@ -29,6 +29,7 @@ type options struct {
 	quiet                           bool   // -q
 	recvErrors                      bool   // -r (gb never exits on receive errors)
 	gnuplotFile, csvFile, jsonFile  string // -g, -e, --json
+	htmlFile                        string // --html
 }
 
 func defaultOptions() options {
@@ -77,7 +78,7 @@ var abSpecs = []flagSpec{
 		o.verbosity, err = getopt.Int(v)
 		return err
 	}),
-	opt('w', "html", "", "Print out results in HTML tables", setBool(func(o *options) *bool { return &o.html })),
+	opt('w', "html-tables", "", "Print out results in HTML tables", setBool(func(o *options) *bool { return &o.html })),
 	opt('i', "head", "", "Use HEAD instead of GET", func(o *options, _ string) error { return o.setMethodKind("HEAD") }),
 	opt('x', "table-attrs", "attributes", "String to insert as table attributes", func(o *options, v string) error { o.tableAttrs, o.html = v, true; return nil }),
 	opt('y', "tr-attrs", "attributes", "String to insert as tr attributes", func(o *options, v string) error { o.rowAttrs, o.html = v, true; return nil }),
@@ -139,6 +140,7 @@ var abSpecs = []flagSpec{
 	opt(0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.cfg.TLS.Insecure })),
 	opt(0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.cfg.TLS.CAFile })),
 	opt(0, "json", "file", "Write the whole result as JSON to file (- = stdout)", setString(func(o *options) *string { return &o.jsonFile })),
+	opt(0, "html", "file", "Write an HTML report with charts (one file, opens offline)", setString(func(o *options) *string { return &o.htmlFile })),
 }
 
 // setMethodKind records -i, -p or -u, refusing a second, different one

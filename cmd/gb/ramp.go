@@ -30,6 +30,7 @@ type rampOptions struct {
 	maxSockets                 int // -1: the default (half the ephemeral port range)
 	csvFile, autobenchFile     string
 	plotFile, jsonFile         string
+	htmlFile                   string
 	poolSet                    bool // -c was given
 	help                       bool
 }
@@ -103,7 +104,8 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 		}),
 		opt(0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)),
 		opt(0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)),
-		opt(0, "plot", "file.gp", "Write a gnuplot script that renders the --csv file to file.png", file(&ro.plotFile)),
+		opt(0, "plot", "file", "Draw the curve to file.png; file.gp also writes a gnuplot script\nthat renders the --csv file to file.png", file(&ro.plotFile)),
+		opt(0, "html", "file", "Write the ramp's HTML report (charts inlined, opens offline)", file(&ro.htmlFile)),
 		opt(0, "json", "file", "Write every step's full result as JSON (- = stdout)", file(&ro.jsonFile)),
 		opt('h', "help", "", "Display usage information (this message)", func(*options, string) error { ro.help = true; return nil }),
 	}
@@ -207,8 +209,8 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return ramp.Spec{}, getopt.Errorf(false, "-c is set by the steps (--from/--to/--step); it is the connection pool of rate steps only")
 	case ro.byRate() && !ro.poolSet:
 		return ramp.Spec{}, getopt.Errorf(false, "rate steps need -c, the connection pool (e.g. -c 100)")
-	case ro.plotFile != "" && ro.csvFile == "":
-		return ramp.Spec{}, getopt.Errorf(false, "--plot needs --csv (the script plots the CSV file)")
+	case strings.HasSuffix(ro.plotFile, ".gp") && ro.csvFile == "":
+		return ramp.Spec{}, getopt.Errorf(false, "--plot file.gp needs --csv (the script plots the CSV file)")
 	case conc && ro.to > gb.MaxConcurrency:
 		return ramp.Spec{}, getopt.Errorf(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
@@ -246,7 +248,7 @@ func (ro *rampOptions) checkFiles() error {
 		if f.path == "-" {
 			stdoutFiles++
 			if f.flag == "--plot" {
-				return getopt.Errorf(false, "--plot -: the script names the PNG after its own file; give a file name")
+				return getopt.Errorf(false, "--plot -: give a file name (file.png, or file.gp for a gnuplot script too)")
 			}
 			continue
 		}
@@ -275,10 +277,15 @@ func (ro *rampOptions) files() []rampFile {
 	all := []rampFile{
 		{"--csv", ro.csvFile, report.RampCSV},
 		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *report.Ramp) error { return report.RampAutobench(w, rp, sep) }},
-		{"--plot", ro.plotFile, func(w io.Writer, rp *report.Ramp) error {
-			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
-		}},
+		{"--plot", ro.plotFile, report.RampPNG},
 		{"--json", ro.jsonFile, report.RampJSON},
+		{"--html", ro.htmlFile, report.HTMLRampReport},
+	}
+	if strings.HasSuffix(ro.plotFile, ".gp") {
+		all[2].write = func(w io.Writer, rp *report.Ramp) error {
+			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
+		}
+		all = append(all, rampFile{"--plot", pngPath(ro.plotFile), report.RampPNG})
 	}
 	var out []rampFile
 	for _, f := range all {
@@ -289,7 +296,7 @@ func (ro *rampOptions) files() []rampFile {
 	return out
 }
 
-// pngPath is the image the plot script writes: its own name with .png.
+// pngPath is the image beside a plot script: its own name with .png.
 func pngPath(gp string) string { return strings.TrimSuffix(gp, filepath.Ext(gp)) + ".png" }
 
 // printRampUsage writes gb ramp's usage: its step options, then a pointer

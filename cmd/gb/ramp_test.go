@@ -296,7 +296,7 @@ func TestRampBadOptions(t *testing.T) {
 		{[]string{"--from", "1", "--to", "5", "-R", "10", url}, 22, "gb ramp: -R: use --rate-from"},
 		{[]string{"--from", "1", "--to", "5", "-e", "x.csv", url}, 22, "gb ramp: -e is for one run's report"},
 		{[]string{"--from", "1", "--to", "5", "--profile", url}, 22, "gb ramp: --profile is for one run"},
-		{[]string{"--from", "1", "--to", "5", "--plot", "p.gp", url}, 22, "gb ramp: --plot needs --csv"},
+		{[]string{"--from", "1", "--to", "5", "--plot", "p.gp", url}, 22, "gb ramp: --plot file.gp needs --csv"},
 		{[]string{"--from", "1", "--to", "5", "--pause", "soon", url}, 22, `gb ramp: invalid value "soon" for --pause`},
 		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb ramp: invalid value "0" for --step-time`},
 		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb ramp: invalid value "-1" for --max-sockets`},

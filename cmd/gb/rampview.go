@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/outfile"
@@ -78,8 +79,8 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 		fmt.Fprintf(r.stderr, "gb: %v\n", err)
 		return exitFailure
 	}
-	if r.ro.plotFile != "" {
-		fmt.Fprintf(r.stdout, "plot: gnuplot %s (writes %s)\n", r.ro.plotFile, pngPath(r.ro.plotFile))
+	if strings.HasSuffix(r.ro.plotFile, ".gp") {
+		fmt.Fprintf(r.stdout, "plot: %s (gnuplot %s redraws it)\n", pngPath(r.ro.plotFile), r.ro.plotFile)
 	}
 	return code
 }
@@ -144,7 +145,7 @@ func (ro *rampOptions) writesStdout() bool {
 // file also holds an interrupted step.
 func (r *rampRun) writeFiles(final bool) error {
 	for _, f := range r.ro.files() {
-		if !final && !isRegularOrNew(f.path) {
+		if (!final && !isRegularOrNew(f.path)) || (len(r.rp.Steps) == 0 && (f.flag == "--plot" || f.flag == "--html")) {
 			continue
 		}
 		rp := r.rp
