@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -121,7 +122,9 @@ type distJSON struct {
 	Hist string `json:"hdr,omitempty"` // base64 HdrHistogram V2 compressed ("HISTF…")
 }
 
-// MarshalJSON writes the exact moments and the histogram as base64 V2.
+// MarshalJSON writes the exact moments, the histogram as base64 V2, and
+// (format version 2) the plain numbers of Summary: count, min, mean, sd,
+// max and the Percentiles, each in µs ("p99_us") and in ms ("p99_ms").
 func (d *Dist) MarshalJSON() ([]byte, error) {
 	j := distJSON{Exact: d.Exact}
 	if d.Hist != nil && d.Hist.TotalCount() > 0 {
@@ -131,7 +134,37 @@ func (d *Dist) MarshalJSON() ([]byte, error) {
 		}
 		j.Hist = string(b)
 	}
-	return json.Marshal(j)
+	plain, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	return append(d.summaryJSON(), plain[1:]...), nil
+}
+
+// summaryJSON writes the opening brace and d's plain numbers, each
+// followed by a comma: min, mean, sd, max and the percentiles in µs, then
+// the same in ms. Keys are in a fixed order so output is reproducible.
+func (d *Dist) summaryJSON() []byte {
+	b := []byte{'{'}
+	num := func(key string, v float64) {
+		b = strconv.AppendQuote(b, key)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+		b = append(b, ',')
+	}
+	for _, unit := range []struct {
+		suffix string
+		div    float64
+	}{{"_us", 1}, {"_ms", 1000}} {
+		num("min"+unit.suffix, float64(d.Min)/unit.div)
+		num("mean"+unit.suffix, d.Mean()/unit.div)
+		num("sd"+unit.suffix, d.StdDev()/unit.div)
+		num("max"+unit.suffix, float64(d.Max)/unit.div)
+		for _, p := range Percentiles {
+			num(percentileKey(p)+unit.suffix, float64(d.Percentile(p))/unit.div)
+		}
+	}
+	return b
 }
 
 // UnmarshalJSON reads the form written by MarshalJSON.
@@ -154,12 +187,18 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 }
 
 // Percentile returns the value in µs at or below which p percent (0..100)
-// of the samples fall, from the histogram (within 0.1%); 0 when empty.
+// of the samples fall, from the histogram (within 0.1%), clamped to the
+// exact Min and Max; 0 when empty. Every renderer (text, JSON, thresholds)
+// reads percentiles through it, so they agree.
 func (d *Dist) Percentile(p float64) int64 {
-	if d == nil || d.Hist == nil {
+	if d == nil || d.Hist == nil || d.Hist.TotalCount() == 0 {
 		return 0
 	}
-	return d.Hist.ValueAtPercentile(p)
+	v := d.Hist.ValueAtPercentile(p)
+	if d.Count > 0 {
+		v = min(max(v, d.Min), d.Max)
+	}
+	return v
 }
 
 // Median returns the 50th percentile in µs.

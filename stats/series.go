@@ -20,6 +20,7 @@ type Point struct {
 	OK        int64            `json:"ok"`                  // 2xx and 3xx responses
 	Non2xx    int64            `json:"non2xx"`              // other responses
 	Failed    int64            `json:"failed"`              // failures of every class
+	RPS       float64          `json:"rps"`                 // (OK + Non2xx) ÷ the interval in seconds
 	Errors    map[string]int64 `json:"errors,omitempty"`    // failures by outcome name, e.g. "failed.timeout.total"
 	Latency   *Dist            `json:"latency,omitempty"`   // total (service) time of the responses; nil when none
 	Corrected *Dist            `json:"corrected,omitempty"` // rate mode: latency from the intended send time

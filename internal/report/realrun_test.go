@@ -1,0 +1,50 @@
+package report
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/h1"
+	engine "github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
+)
+
+// realRun loads gb's test server on loopback with the real client and
+// engine (requests keep-alive requests, 4 connections) and returns the
+// result, as a gb run would produce it. tune may change the load config.
+func realRun(t *testing.T, requests int64, tune func(*engine.Config)) *stats.Result {
+	t.Helper()
+	srv := testserver.ForTest(t, testserver.Options{})
+	u, err := url.Parse(srv.URL() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := h1.Request{Host: u.Host, Target: "/"}
+	ccfg := &client.Config{Addr: u.Host, Request: req.Append(nil), KeepAlive: true, Idempotent: true}
+	cfg := engine.Config{Concurrency: 4, Requests: requests,
+		NewConn: func(ctx context.Context) engine.Conn { return client.NewFast(ctx, ccfg) }}
+	if tune != nil {
+		tune(&cfg)
+	}
+	run, err := engine.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	base := stats.Result{GBVersion: "test", Command: []string{"gb", "-k", "-n", strconv.FormatInt(requests, 10), u.String()},
+		Target: stats.Target{URL: u.String(), Method: "GET", Host: u.Hostname(), Port: port, Path: "/",
+			Concurrency: cfg.Concurrency, Requests: requests, Timeout: 30 * time.Second, KeepAlive: true, Engine: "goroutine"}}
+	res := run.Run(context.Background(), base)
+	if errs := res.Check(); len(errs) > 0 {
+		t.Fatalf("inconsistent result: %v", errs)
+	}
+	if res.Complete() != requests {
+		t.Fatalf("%d of %d requests complete: %v", res.Complete(), requests, res.Counts.Errors)
+	}
+	return res
+}
