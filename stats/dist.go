@@ -111,10 +111,46 @@ func (e *Exact) StdDev() float64 {
 }
 
 // Dist is one phase's distribution in a Result: exact moments plus the
-// HdrHistogram of the same samples. Hist is nil when there are no samples.
+// HdrHistogram of the same samples. Hist is nil when there are no samples,
+// and in the points of a Series, which keep their histogram sparse to save
+// memory: read a histogram through Histogram, which works for both.
 type Dist struct {
 	Exact
-	Hist *hdrhistogram.Histogram
+	Hist   *hdrhistogram.Histogram
+	packed *hdrhistogram.PackedHistogram // a Series point's histogram; Hist is then nil
+}
+
+// Histogram returns d's HdrHistogram (µs): Hist, or for a Series point a
+// dense copy of its sparse histogram, which the caller owns. nil when d has
+// no samples.
+func (d *Dist) Histogram() *hdrhistogram.Histogram {
+	if d == nil || d.Hist != nil || d.packed == nil {
+		return d.hist()
+	}
+	h := newHist()
+	d.packed.MergeInto(h)
+	return h
+}
+
+// hist returns d.Hist, nil for a nil d.
+func (d *Dist) hist() *hdrhistogram.Histogram {
+	if d == nil {
+		return nil
+	}
+	return d.Hist
+}
+
+// total returns the number of samples in d's histogram.
+func (d *Dist) total() int64 {
+	switch {
+	case d == nil:
+		return 0
+	case d.Hist != nil:
+		return d.Hist.TotalCount()
+	case d.packed != nil:
+		return d.packed.TotalCount()
+	}
+	return 0
 }
 
 type distJSON struct {
@@ -127,8 +163,14 @@ type distJSON struct {
 // max and the Percentiles, each in µs ("p99_us") and in ms ("p99_ms").
 func (d *Dist) MarshalJSON() ([]byte, error) {
 	j := distJSON{Exact: d.Exact}
-	if d.Hist != nil && d.Hist.TotalCount() > 0 {
-		b, err := d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if d.total() > 0 {
+		var b []byte
+		var err error
+		if d.Hist != nil {
+			b, err = d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		} else {
+			b, err = d.packed.Encode()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("stats: encode histogram: %w", err)
 		}
@@ -186,15 +228,30 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// pack makes d's histogram sparse, as a Series point keeps it.
+func (d *Dist) pack() {
+	if d == nil || d.Hist == nil {
+		return
+	}
+	d.packed = hdrhistogram.NewPacked(histLowest, histHighest, histDigits)
+	d.packed.MergeFrom(d.Hist)
+	d.Hist = nil
+}
+
 // Percentile returns the value in µs at or below which p percent (0..100)
 // of the samples fall, from the histogram (within 0.1%), clamped to the
 // exact Min and Max; 0 when empty. Every renderer (text, JSON, thresholds)
 // reads percentiles through it, so they agree.
 func (d *Dist) Percentile(p float64) int64 {
-	if d == nil || d.Hist == nil || d.Hist.TotalCount() == 0 {
+	if d.total() == 0 {
 		return 0
 	}
-	v := d.Hist.ValueAtPercentile(p)
+	var v int64
+	if d.Hist != nil {
+		v = d.Hist.ValueAtPercentile(p)
+	} else {
+		v = d.packed.ValueAtPercentile(p)
+	}
 	if d.Count > 0 {
 		v = min(max(v, d.Min), d.Max)
 	}
