@@ -45,6 +45,11 @@ const (
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, histDigits) }
 
+// NewHistogram returns an empty HdrHistogram with the geometry of every
+// histogram in a Result (µs, 1 µs to 1 hour, 3 significant digits), so it
+// merges with them losslessly. The caller owns it.
+func NewHistogram() *hdrhistogram.Histogram { return newHist() }
+
 // Exact holds exact moments of a phase's samples: count, sum, min and max in
 // µs, and M2 (the sum of squared deviations from the mean, µs²) kept with
 // Welford's method so the standard deviation is accurate for any run length.
