@@ -60,7 +60,9 @@ func HLog(w io.Writer, r *stats.Result) error {
 	lw.SetBaseTime(base)
 	steps := []func() error{
 		lw.OutputLogFormatVersion,
-		func() error { return lw.OutputComment(fmt.Sprintf("[gb %s, latency in µs, interval %v]", r.GBVersion, s.Interval)) },
+		func() error {
+			return lw.OutputComment(fmt.Sprintf("[gb %s, latency in µs, interval %v]", r.GBVersion, s.Interval))
+		},
 		func() error { return lw.OutputStartTime(base) },
 		func() error { return lw.OutputBaseTime(base) },
 		lw.OutputLegend,

@@ -53,22 +53,12 @@ func parseHGRM(t *testing.T, b []byte) (rows []hgrmRow, total int64) {
 // is the exact maximum, to which gb clamps the histogram's value).
 func TestHGRMMatchesReport(t *testing.T) {
 	res := realRun(t, 2000, nil)
-	var b, txt bytes.Buffer
-	if err := HGRM(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := Text(&txt, res, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	rows, total := parseHGRM(t, b.Bytes())
+	b := render(t, func(w io.Writer) error { return HGRM(w, res) })
+	rows, total := parseHGRM(t, b)
 	if total != res.Complete() || len(rows) < 10 || rows[len(rows)-1].percentile != 1 {
-		t.Fatalf("%d rows, total count %d, %d complete:\n%s", len(rows), total, res.Complete(), b.String())
+		t.Fatalf("%d rows, total count %d, %d complete:\n%s", len(rows), total, res.Complete(), b)
 	}
-	m := gbP99.FindStringSubmatch(txt.String())
-	if m == nil {
-		t.Fatal("no p99 in the text report")
-	}
-	p99, _ := strconv.ParseFloat(m[1], 64)
+	p99, _ := textP99(t, res)
 	maxMS := float64(res.Latency[stats.Total].Max) / 1000
 	bracket := func(p float64, ms float64) {
 		for i := 1; i < len(rows); i++ {
@@ -108,11 +98,7 @@ func TestHLogReadsBack(t *testing.T) {
 	if ended != res.Counts.Dispatched || complete != res.Complete() {
 		t.Errorf("points: %d ended, %d complete; run: %d dispatched, %d complete", ended, complete, res.Counts.Dispatched, res.Complete())
 	}
-	var b bytes.Buffer
-	if err := HLog(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	rd := hdrhistogram.NewHistogramLogReader(&b)
+	rd := hdrhistogram.NewHistogramLogReader(bytes.NewReader(render(t, func(w io.Writer) error { return HLog(w, res) })))
 	merged := stats.NewHistogram()
 	var n int
 	for {

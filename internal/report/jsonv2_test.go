@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -54,40 +55,56 @@ func TestRealRunJSONMatchesSchema(t *testing.T) {
 // gbP99 matches the p99 of the "latency ms" line of gb's text section.
 var gbP99 = regexp.MustCompile(`(?m)^  latency ms: +p50=\S+ p90=\S+ p99=([0-9.]+) `)
 
+// render returns what f writes.
+func render(t *testing.T, f func(w io.Writer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := f(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// textP99 renders res's text report and returns the p99 in ms of its gb
+// section, and the report.
+func textP99(t *testing.T, res *stats.Result) (float64, string) {
+	t.Helper()
+	txt := string(render(t, func(w io.Writer) error { return Text(w, res, Options{}) }))
+	m := gbP99.FindStringSubmatch(txt)
+	if m == nil {
+		t.Fatalf("no p99 in the text report:\n%s", txt)
+	}
+	p99, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p99, txt
+}
+
 // TestJSONP99EqualsText: `jq .latency.total.p99_ms` on a real run's JSON
 // equals the p99 that the text report prints, and rps is ab's Requests
 // per second.
 func TestJSONP99EqualsText(t *testing.T) {
 	res := realRun(t, 500, nil)
-	var js, txt bytes.Buffer
-	if err := JSON(&js, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := Text(&txt, res, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	m := gbP99.FindStringSubmatch(txt.String())
-	if m == nil {
-		t.Fatalf("no p99 in the text report:\n%s", txt.String())
-	}
-	text, _ := strconv.ParseFloat(m[1], 64)
+	js := render(t, func(w io.Writer) error { return JSON(w, res) })
+	text, txt := textP99(t, res)
 	var doc struct {
 		RPS     float64 `json:"rps"`
 		Latency map[string]map[string]any
 	}
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(js, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if got := doc.Latency["total"]["p99_ms"]; got != text {
 		t.Errorf(".latency.total.p99_ms = %v, text report p99=%v", got, text)
 	}
-	rps := regexp.MustCompile(`Requests per second: +([0-9.]+)`).FindStringSubmatch(txt.String())
+	rps := regexp.MustCompile(`Requests per second: +([0-9.]+)`).FindStringSubmatch(txt)
 	if rps == nil || strconv.FormatFloat(doc.RPS, 'f', 2, 64) != rps[1] {
 		t.Errorf(".rps = %v, text %v", doc.RPS, rps)
 	}
 	if _, err := exec.LookPath("jq"); err == nil { // the user's own check, where jq is installed
 		cmd := exec.Command("jq", ".latency.total.p99_ms")
-		cmd.Stdin = bytes.NewReader(js.Bytes())
+		cmd.Stdin = bytes.NewReader(js)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatal(err)
