@@ -12,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	engine "github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -52,7 +53,7 @@ func parseHGRM(t *testing.T, b []byte) (rows []hgrmRow, total int64) {
 // as every percentile the JSON gives lies between the rows around it (or
 // is the exact maximum, to which gb clamps the histogram's value).
 func TestHGRMMatchesReport(t *testing.T) {
-	res := realRun(t, 2000, nil)
+	res := realrun.Run(t, 2000, nil)
 	b := render(t, func(w io.Writer) error { return HGRM(w, res) })
 	rows, total := parseHGRM(t, b)
 	if total != res.Complete() || len(rows) < 10 || rows[len(rows)-1].percentile != 1 {
@@ -83,7 +84,7 @@ func TestHGRMMatchesReport(t *testing.T) {
 // that interval's responses, and their merge holds every response with the
 // run's percentiles. The series' counts add up to the run's.
 func TestHLogReadsBack(t *testing.T) {
-	res := realRun(t, 1<<40, func(c *engine.Config) {
+	res := realrun.Run(t, 1<<40, func(c *engine.Config) {
 		c.Duration, c.Interval = 300*time.Millisecond, 50*time.Millisecond
 	})
 	s := res.Series

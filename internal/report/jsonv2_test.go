@@ -13,6 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -40,7 +41,7 @@ func validate(t *testing.T, doc []byte) {
 // checks that the schema rejects a result that lacks a v2 field.
 func TestRealRunJSONMatchesSchema(t *testing.T) {
 	var b bytes.Buffer
-	if err := JSON(&b, realRun(t, 300, nil)); err != nil {
+	if err := JSON(&b, realrun.Run(t, 300, nil)); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
@@ -85,7 +86,7 @@ func textP99(t *testing.T, res *stats.Result) (float64, string) {
 // equals the p99 that the text report prints, and rps is ab's Requests
 // per second.
 func TestJSONP99EqualsText(t *testing.T) {
-	res := realRun(t, 500, nil)
+	res := realrun.Run(t, 500, nil)
 	js := render(t, func(w io.Writer) error { return JSON(w, res) })
 	text, txt := textP99(t, res)
 	var doc struct {

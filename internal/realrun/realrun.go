@@ -1,4 +1,7 @@
-package report
+// Package realrun runs a real, bounded load for tests: gb's test server on
+// a loopback port, the real client and engine, and the result merged as a
+// gb run merges it. Test code only; no product binary imports it.
+package realrun
 
 import (
 	"context"
@@ -9,16 +12,16 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/h1"
-	engine "github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/stats"
 )
 
-// realRun loads gb's test server on loopback with the real client and
+// Run loads gb's test server on loopback with the real client and
 // engine (requests keep-alive requests, 4 connections) and returns the
 // result, as a gb run would produce it. tune may change the load config;
 // with a time limit the run need not complete every request.
-func realRun(t *testing.T, requests int64, tune func(*engine.Config)) *stats.Result {
+func Run(t testing.TB, requests int64, tune func(*load.Config)) *stats.Result {
 	t.Helper()
 	srv := testserver.ForTest(t, testserver.Options{})
 	u, err := url.Parse(srv.URL() + "/")
@@ -27,12 +30,12 @@ func realRun(t *testing.T, requests int64, tune func(*engine.Config)) *stats.Res
 	}
 	req := h1.Request{Host: u.Host, Target: "/"}
 	ccfg := &client.Config{Addr: u.Host, Request: req.Append(nil), KeepAlive: true, Idempotent: true}
-	cfg := engine.Config{Concurrency: 4, Requests: requests,
-		NewConn: func(ctx context.Context) engine.Conn { return client.NewFast(ctx, ccfg) }}
+	cfg := load.Config{Concurrency: 4, Requests: requests,
+		NewConn: func(ctx context.Context) load.Conn { return client.NewFast(ctx, ccfg) }}
 	if tune != nil {
 		tune(&cfg)
 	}
-	run, err := engine.New(cfg)
+	run, err := load.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
