@@ -139,14 +139,14 @@ func (t Threshold) format(v float64) string {
 	case t.Rate:
 		return strconv.FormatFloat(v*100, 'f', -1, 64) + "pct"
 	case t.Kind == RPS:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // MeasuredText returns the measured value in the threshold's unit with a
 // fixed precision (latency: 3 decimals of ms, µs as integers, 6 of s;
-// shares: 3 decimals of pct), or "none" when unknown.
+// shares: 3 decimals of pct; rps: 2 decimals), or "none" when unknown.
 func (r Result) MeasuredText() string {
 	if !r.Known {
 		return "none"
@@ -156,6 +156,8 @@ func (r Result) MeasuredText() string {
 		return fmt.Sprintf("%.*f%s", map[string]int{"us": 0, "ms": 3, "s": 6}[r.Unit], r.Measured/latencyUnits[r.Unit], r.Unit)
 	case r.Rate:
 		return fmt.Sprintf("%.3fpct", r.Measured*100)
+	case r.Kind == RPS:
+		return fmt.Sprintf("%.2f", r.Measured)
 	}
 	return r.format(r.Measured)
 }

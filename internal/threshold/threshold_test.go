@@ -23,8 +23,8 @@ func TestParse(t *testing.T) {
 		{"errors==0", Threshold{Kind: Errors, Op: Equal, Value: 0}, "errors=0"},
 		{"non2xx=0", Threshold{Kind: Non2xx, Op: Equal, Value: 0}, "non2xx=0"},
 		{"non2xx<5%", Threshold{Kind: Non2xx, Rate: true, Op: Less, Value: 0.05}, "non2xx<5pct"},
-		{"rps>=1000", Threshold{Kind: RPS, Op: GreaterEq, Value: 1000}, "rps>=1000.00"},
-		{"rps>2.5/s", Threshold{Kind: RPS, Op: Greater, Value: 2.5}, "rps>2.50"},
+		{"rps>=1000", Threshold{Kind: RPS, Op: GreaterEq, Value: 1000}, "rps>=1000"},
+		{"rps>2.5/s", Threshold{Kind: RPS, Op: Greater, Value: 2.5}, "rps>2.5"},
 	} {
 		got, err := Parse(tc.expr)
 		if err != nil {
