@@ -108,3 +108,31 @@ func TestNoSeriesWithoutStartSeries(t *testing.T) {
 		t.Errorf("series %v, corrected max %d", res.Series, res.Latency[Corrected].Percentile(100))
 	}
 }
+
+// TestSeriesRecordingAllocatesNothing: with a series, recording a request
+// (batch flushes into the shard's interval included) allocates nothing;
+// only a new interval costs memory, once per shard and interval.
+func TestSeriesRecordingAllocatesNothing(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	rec.StartSeries(time.Hour, time.Unix(1795269600, 0))
+	var at int64
+	one := func() {
+		at += 1000
+		tm := Timing{Total: 100 + at%5000, Corrected: 200 + at%7000, Lag: 3}
+		rec.Response(&tm, 0)
+		rec.Status(200)
+		rec.EndAt(OK, at)
+	}
+	for range 3 * batchLen { // the shard's histograms exist
+		one()
+	}
+	many := func() { // AllocsPerRun rounds down per run: count over many requests
+		for range 10 * batchLen {
+			one()
+		}
+	}
+	if n := testing.AllocsPerRun(5, many); n != 0 {
+		t.Errorf("%v allocations per %d requests", n, 10*batchLen)
+	}
+}
