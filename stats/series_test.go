@@ -136,3 +136,21 @@ func TestSeriesRecordingAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per %d requests", n, 10*batchLen)
 	}
 }
+
+// TestSeriesWithoutRunTimes: a result merged without Start and End (a
+// caller that does not time the run) has the points that hold requests,
+// not every interval since 1970.
+func TestSeriesWithoutRunTimes(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], false, false, 0)
+	rec.StartSeries(time.Second, time.Unix(1795269600, 0))
+	for _, at := range []int64{1, 2, 3} {
+		tm := Timing{Total: 10}
+		rec.Response(&tm, 0)
+		rec.EndAt(OK, at*int64(time.Second))
+	}
+	s := Merge(Result{Counts: Counts{Dispatched: 3}}, []*Recorder{rec}, shards).Series
+	if s == nil || len(s.Points) != 3 || !s.Points[0].Start.Equal(time.Unix(1795269601, 0)) {
+		t.Errorf("series %+v", s)
+	}
+}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -167,16 +168,23 @@ func (p *timePoint) add(s int, e *Exact, h *hdrhistogram.Histogram) {
 	p.hist[s].MergeFrom(h)
 }
 
-// series returns the run's points from the interval of start to the last
-// one, none skipped. Each point's rate is over the part of its interval
+// series returns the run's points from the interval of start (or the
+// first with requests) to the last, none skipped; start and end are
+// ignored when either is zero. Each point's rate is over the part of its interval
 // that lies within [start, end].
 func (t *timeline) series(every time.Duration, start, end time.Time) *Series {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := int64(every)
-	first, last := start.UnixNano()/n, end.UnixNano()/n
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
 	for idx := range t.points {
 		first, last = min(first, idx), max(last, idx)
+	}
+	if !start.IsZero() && !end.IsZero() && !end.Before(start) {
+		first, last = min(first, start.UnixNano()/n), max(last, end.UnixNano()/n)
+	}
+	if first > last {
+		return &Series{Interval: every}
 	}
 	s := &Series{Interval: every, Points: make([]Point, 0, last-first+1)}
 	for idx := first; idx <= last; idx++ {
