@@ -13,6 +13,7 @@ import (
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/stats"
 )
@@ -20,7 +21,8 @@ import (
 // Run loads gb's test server on loopback with the real client and
 // engine (requests keep-alive requests, 4 connections) and returns the
 // result, as a gb run would produce it. tune may change the load config;
-// with a time limit the run need not complete every request.
+// with a time limit the run need not complete every request. A
+// pace.Constant pacer makes it a rate-mode run (Target.Rate set).
 func Run(t testing.TB, requests int64, tune func(*load.Config)) *stats.Result {
 	t.Helper()
 	srv := testserver.ForTest(t, testserver.Options{})
@@ -43,6 +45,9 @@ func Run(t testing.TB, requests int64, tune func(*load.Config)) *stats.Result {
 	base := stats.Result{GBVersion: "test", Command: []string{"gb", "-k", "-n", strconv.FormatInt(requests, 10), u.String()},
 		Target: stats.Target{URL: u.String(), Method: "GET", Host: u.Hostname(), Port: port, Path: "/",
 			Concurrency: cfg.Concurrency, Requests: requests, Timeout: 30 * time.Second, KeepAlive: true, Engine: "goroutine"}}
+	if c, ok := cfg.Pacer.(pace.Constant); ok {
+		base.Target.Rate = float64(c.Freq) / c.Per.Seconds()
+	}
 	res := run.Run(context.Background(), base)
 	if errs := res.Check(); len(errs) > 0 {
 		t.Fatalf("inconsistent result: %v", errs)

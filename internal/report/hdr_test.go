@@ -12,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	engine "github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
@@ -88,8 +89,16 @@ func TestHLogReadsBack(t *testing.T) {
 		c.Duration, c.Interval = 300*time.Millisecond, 50*time.Millisecond
 	})
 	s := res.Series
-	if s == nil || s.Interval != 50*time.Millisecond || len(s.Points) < 6 || len(s.Points) > 8 {
+	if s == nil || s.Interval != 50*time.Millisecond || len(s.Points) < 2 {
 		t.Fatalf("series of a 300 ms run in 50 ms intervals: %+v", s)
+	}
+	if first := s.Points[0].Start; res.Start.Before(first) || !res.Start.Before(first.Add(s.Interval)) {
+		t.Errorf("the first point starts %v, the run %v", first, res.Start)
+	}
+	for i := 1; i < len(s.Points); i++ {
+		if !s.Points[i].Start.Equal(s.Points[i-1].Start.Add(s.Interval)) {
+			t.Errorf("point %d starts %v after %v", i, s.Points[i].Start, s.Points[i-1].Start)
+		}
 	}
 	var ended, complete int64
 	for _, p := range s.Points {
@@ -124,5 +133,41 @@ func TestHLogReadsBack(t *testing.T) {
 	if n != len(s.Points) || merged.TotalCount() != res.Complete() || merged.ValueAtPercentile(99) != total.Hist.ValueAtPercentile(99) {
 		t.Errorf("%d histograms for %d points; merged count %d p99 %d; run %d p99 %d", n, len(s.Points),
 			merged.TotalCount(), merged.ValueAtPercentile(99), res.Complete(), total.Hist.ValueAtPercentile(99))
+	}
+}
+
+// TestRateModeFiles: in rate mode the .hgrm holds the corrected latency
+// (from the intended send time), and the .hlog has, per interval, the
+// total latency untagged and the corrected one tagged "corrected", each
+// summing to every response.
+func TestRateModeFiles(t *testing.T) {
+	res := realrun.Run(t, 600, func(c *engine.Config) {
+		c.Pacer, c.Interval = pace.Constant{Freq: 2000, Per: time.Second}, 100*time.Millisecond
+	})
+	corr := res.Latency[stats.Corrected]
+	if LeadPhase(res) != stats.Corrected || corr == nil || res.Series == nil {
+		t.Fatalf("rate mode: lead %v, corrected %v, series %v", LeadPhase(res), corr, res.Series)
+	}
+	b := render(t, func(w io.Writer) error { return HGRM(w, res) })
+	if _, total := parseHGRM(t, b); total != corr.Count || !bytes.Contains(b, []byte(strconv.FormatFloat(corr.Hist.Mean()/1000, 'f', 3, 64))) {
+		t.Errorf(".hgrm total count %d of %d corrected samples, or not their mean %.3f:\n%s", total, corr.Count, corr.Hist.Mean()/1000, b)
+	}
+	rd := hdrhistogram.NewHistogramLogReader(bytes.NewReader(render(t, func(w io.Writer) error { return HLog(w, res) })))
+	counts := map[string]int64{}
+	histograms := map[string]int{}
+	for {
+		h, err := rd.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			break
+		}
+		counts[h.Tag()] += h.TotalCount()
+		histograms[h.Tag()]++
+	}
+	n := len(res.Series.Points)
+	if histograms[""] != n || histograms["corrected"] != n || counts[""] != res.Complete() || counts["corrected"] != res.Complete() {
+		t.Errorf("%d points; histograms %v, samples %v, complete %d", n, histograms, counts, res.Complete())
 	}
 }
