@@ -71,8 +71,11 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 		}
 		r.Latency[p] = d
 	}
-	if every > 0 && len(tls) > 0 {
-		r.Series = tls[0].series(every, r.Start, r.End)
+	for _, t := range tls {
+		if every > 0 && t.keep {
+			r.Series = t.series(every, r.Start, r.End)
+			break
+		}
 	}
 	return &r
 }
