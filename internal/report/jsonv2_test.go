@@ -10,9 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	engine "github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
@@ -45,6 +48,14 @@ func TestRealRunJSONMatchesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
+	rate := realrun.Run(t, 300, func(c *engine.Config) { // rate mode: corrected, lag, scheduled, a series with corrected
+		c.Pacer, c.Interval = pace.Constant{Freq: 3000, Per: time.Second}, 20*time.Millisecond
+	})
+	js := render(t, func(w io.Writer) error { return JSON(w, rate) })
+	validate(t, js)
+	if !bytes.Contains(js, []byte(`"corrected": {`)) || !bytes.Contains(js, []byte(`"lag": {`)) || len(rate.Series.Points) < 2 {
+		t.Errorf("the rate-mode result lacks corrected, lag or a series:\n%.2000s", js)
+	}
 	broken := bytes.Replace(b.Bytes(), []byte(`"p99_ms"`), []byte(`"p99_xx"`), 1)
 	sch, _ := jsonschema.NewCompiler().Compile(schemaPath)
 	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(broken))
