@@ -9,7 +9,7 @@
 //
 //	res, err := gb.Run(ctx, gb.Config{URL: "http://127.0.0.1:8080/", Concurrency: 50, Requests: 100000, KeepAlive: true})
 //	if err != nil { ... }
-//	fmt.Println(res.RequestsPerSecond(), res.Percentile(stats.Total, 99))
+//	fmt.Println(res.RPS(), res.Percentile(stats.Total, 99))
 //
 // Latency is recorded per phase in HdrHistograms (microseconds, 3
 // significant digits) beside exact sums; in rate mode (Config.Rate) it is

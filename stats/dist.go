@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -43,6 +44,11 @@ const (
 )
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, histDigits) }
+
+// NewHistogram returns an empty HdrHistogram with the geometry of every
+// histogram in a Result (µs, 1 µs to 1 hour, 3 significant digits), so it
+// merges with them losslessly. The caller owns it.
+func NewHistogram() *hdrhistogram.Histogram { return newHist() }
 
 // Exact holds exact moments of a phase's samples: count, sum, min and max in
 // µs, and M2 (the sum of squared deviations from the mean, µs²) kept with
@@ -110,10 +116,46 @@ func (e *Exact) StdDev() float64 {
 }
 
 // Dist is one phase's distribution in a Result: exact moments plus the
-// HdrHistogram of the same samples. Hist is nil when there are no samples.
+// HdrHistogram of the same samples. Hist is nil when there are no samples,
+// and in the points of a Series, which keep their histogram sparse to save
+// memory: read a histogram through Histogram, which works for both.
 type Dist struct {
 	Exact
-	Hist *hdrhistogram.Histogram
+	Hist   *hdrhistogram.Histogram
+	packed *hdrhistogram.PackedHistogram // a Series point's histogram; Hist is then nil
+}
+
+// Histogram returns d's HdrHistogram (µs): Hist, or for a Series point a
+// dense copy of its sparse histogram, which the caller owns. nil when d has
+// no samples.
+func (d *Dist) Histogram() *hdrhistogram.Histogram {
+	if d == nil || d.Hist != nil || d.packed == nil {
+		return d.hist()
+	}
+	h := newHist()
+	d.packed.MergeInto(h)
+	return h
+}
+
+// hist returns d.Hist, nil for a nil d.
+func (d *Dist) hist() *hdrhistogram.Histogram {
+	if d == nil {
+		return nil
+	}
+	return d.Hist
+}
+
+// total returns the number of samples in d's histogram.
+func (d *Dist) total() int64 {
+	switch {
+	case d == nil:
+		return 0
+	case d.Hist != nil:
+		return d.Hist.TotalCount()
+	case d.packed != nil:
+		return d.packed.TotalCount()
+	}
+	return 0
 }
 
 type distJSON struct {
@@ -121,17 +163,55 @@ type distJSON struct {
 	Hist string `json:"hdr,omitempty"` // base64 HdrHistogram V2 compressed ("HISTF…")
 }
 
-// MarshalJSON writes the exact moments and the histogram as base64 V2.
+// MarshalJSON writes the exact moments, the histogram as base64 V2, and
+// (format version 2) the plain numbers of Summary: count, min, mean, sd,
+// max and the Percentiles, each in µs ("p99_us") and in ms ("p99_ms").
 func (d *Dist) MarshalJSON() ([]byte, error) {
 	j := distJSON{Exact: d.Exact}
-	if d.Hist != nil && d.Hist.TotalCount() > 0 {
-		b, err := d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if d.total() > 0 {
+		var b []byte
+		var err error
+		if d.Hist != nil {
+			b, err = d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		} else {
+			b, err = d.packed.Encode()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("stats: encode histogram: %w", err)
 		}
 		j.Hist = string(b)
 	}
-	return json.Marshal(j)
+	plain, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	return append(d.summaryJSON(), plain[1:]...), nil
+}
+
+// summaryJSON writes the opening brace and d's plain numbers, each
+// followed by a comma: min, mean, sd, max and the percentiles in µs, then
+// the same in ms. Keys are in a fixed order so output is reproducible.
+func (d *Dist) summaryJSON() []byte {
+	b := []byte{'{'}
+	num := func(key string, v float64) {
+		b = strconv.AppendQuote(b, key)
+		b = append(b, ':')
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+		b = append(b, ',')
+	}
+	for _, unit := range []struct {
+		suffix string
+		div    float64
+	}{{"_us", 1}, {"_ms", 1000}} {
+		num("min"+unit.suffix, float64(d.Min)/unit.div)
+		num("mean"+unit.suffix, d.Mean()/unit.div)
+		num("sd"+unit.suffix, d.StdDev()/unit.div)
+		num("max"+unit.suffix, float64(d.Max)/unit.div)
+		for _, p := range Percentiles {
+			num(percentileKey(p)+unit.suffix, float64(d.Percentile(p))/unit.div)
+		}
+	}
+	return b
 }
 
 // UnmarshalJSON reads the form written by MarshalJSON.
@@ -153,13 +233,34 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Percentile returns the value in µs at or below which p percent (0..100)
-// of the samples fall, from the histogram (within 0.1%); 0 when empty.
-func (d *Dist) Percentile(p float64) int64 {
+// pack makes d's histogram sparse, as a Series point keeps it.
+func (d *Dist) pack() {
 	if d == nil || d.Hist == nil {
+		return
+	}
+	d.packed = hdrhistogram.NewPacked(histLowest, histHighest, histDigits)
+	d.packed.MergeFrom(d.Hist)
+	d.Hist = nil
+}
+
+// Percentile returns the value in µs at or below which p percent (0..100)
+// of the samples fall, from the histogram (within 0.1%), clamped to the
+// exact Min and Max; 0 when empty. Every renderer (text, JSON, thresholds)
+// reads percentiles through it, so they agree.
+func (d *Dist) Percentile(p float64) int64 {
+	if d.total() == 0 {
 		return 0
 	}
-	return d.Hist.ValueAtPercentile(p)
+	var v int64
+	if d.Hist != nil {
+		v = d.Hist.ValueAtPercentile(p)
+	} else {
+		v = d.packed.ValueAtPercentile(p)
+	}
+	if d.Count > 0 {
+		v = min(max(v, d.Min), d.Max)
+	}
+	return v
 }
 
 // Median returns the 50th percentile in µs.

@@ -1,9 +1,18 @@
 package stats
 
+import (
+	"slices"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
 // Merge folds a run's recorders and shards into base and returns it. base
 // carries what the recorders do not know (Version, Command, Target, Start,
 // End, Elapsed, StoppedBy, Counts.Dispatched). Merge flushes each recorder
-// first; call it once, after every worker has stopped.
+// first; call it once, after every worker has stopped. When the recorders
+// kept a series (StartSeries), the result has one: its points run from the
+// interval of base.Start to that of base.End, none skipped.
 func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 	r := base
 	if r.Version == 0 {
@@ -13,8 +22,14 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 	c.Status = map[int]int64{}
 	var first *firstResponse
 	var exact [NumPhases]Exact
+	var every time.Duration
+	all := append([]*Shard(nil), shards...)
 	for _, rec := range recs {
 		rec.Flush()
+		all = append(all, rec.shard)
+		if rec.every > 0 {
+			every = time.Duration(rec.every)
+		}
 		for i, v := range rec.Outcomes {
 			c.Outcomes[i] += v
 		}
@@ -45,19 +60,69 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 		r.Server.DocumentLength = first.length
 		c.LengthMismatch = lengthMismatches(recs, first.length)
 	}
+	tls := retireAll(all)
 	for p := range exact {
 		if exact[p].Count == 0 {
 			continue
 		}
 		d := &Dist{Exact: exact[p], Hist: newHist()}
-		for _, s := range shards {
-			if h := s.hist[p]; h != nil {
-				d.Hist.Merge(h)
-			}
+		for _, h := range phaseHists(Phase(p), all, tls) {
+			d.Hist.Merge(h)
 		}
 		r.Latency[p] = d
 	}
+	for _, t := range tls {
+		if every > 0 && t.keep {
+			r.Series = t.series(every, r.Start, r.End)
+			break
+		}
+	}
 	return &r
+}
+
+// retireAll hands every shard's intervals to its timeline and returns the
+// distinct timelines (one per NewShards call), each shard once.
+func retireAll(shards []*Shard) []*timeline {
+	var tls []*timeline
+	seen := map[*Shard]bool{}
+	for _, s := range shards {
+		if s == nil || seen[s] {
+			continue
+		}
+		seen[s] = true
+		s.retireAll()
+		if !slices.Contains(tls, s.tl) {
+			tls = append(tls, s.tl)
+		}
+	}
+	return tls
+}
+
+// phaseHists returns the histograms that hold phase p's samples: the
+// timelines' run-wide ones for a series phase, else the shards'.
+func phaseHists(p Phase, shards []*Shard, tls []*timeline) []*hdrhistogram.Histogram {
+	var hs []*hdrhistogram.Histogram
+	for s, sp := range seriesPhases {
+		if sp == p {
+			for _, t := range tls {
+				hs = append(hs, t.total[s])
+			}
+			return nonNil(hs)
+		}
+	}
+	seen := map[*Shard]bool{}
+	for _, s := range shards {
+		if s != nil && !seen[s] {
+			seen[s] = true
+			hs = append(hs, s.hist[p])
+		}
+	}
+	return nonNil(hs)
+}
+
+// nonNil returns hs without its nil entries.
+func nonNil(hs []*hdrhistogram.Histogram) []*hdrhistogram.Histogram {
+	return slices.DeleteFunc(hs, func(h *hdrhistogram.Histogram) bool { return h == nil })
 }
 
 // lengthMismatches counts the responses whose body length is not doc.

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,18 +26,70 @@ const maxStatuses = 16
 
 // Shard holds the HdrHistograms that a group of Recorders flush into.
 // It is safe for concurrent use.
+//
+// The series phases (Total, Corrected) are kept per interval of the time
+// series: a shard holds its newest interval and the one before, and hands
+// older ones to the run's timeline (shared by the shards of one NewShards
+// call), which also sums them into the run's histograms. Without a series
+// every sample is in one interval, handed over by Merge.
 type Shard struct {
-	mu   sync.Mutex
-	hist [NumPhases]*hdrhistogram.Histogram // allocated on first use
+	mu        sync.Mutex
+	hist      [NumPhases]*hdrhistogram.Histogram // the other phases; allocated on first use
+	cur, prev interval                           // the intervals the recorders flush into
+	tl        *timeline
 }
 
-// NewShards returns n shards for NewRecorder (n < 1 is taken as 1).
+// NewShards returns n shards for NewRecorder (n < 1 is taken as 1), the
+// shards of one run.
 func NewShards(n int) []*Shard {
+	tl := &timeline{}
 	s := make([]*Shard, max(n, 1))
 	for i := range s {
-		s[i] = &Shard{}
+		s[i] = &Shard{tl: tl}
 	}
 	return s
+}
+
+// slot returns the shard's accumulator for interval idx, or nil when idx
+// is older than both of the shard's (a recorder that was idle for more than
+// an interval); the caller then adds to the timeline directly. A newer idx
+// retires the older of the two. Call with s.mu held.
+func (s *Shard) slot(idx int64) *interval {
+	if !s.cur.used {
+		s.cur.idx, s.cur.used = idx, true
+	}
+	switch {
+	case idx == s.cur.idx:
+		return &s.cur
+	case s.prev.used && idx == s.prev.idx:
+		return &s.prev
+	case idx > s.cur.idx:
+		s.retire(&s.prev)
+		s.prev, s.cur = s.cur, s.prev
+		s.cur.idx, s.cur.used = idx, true
+		return &s.cur
+	case !s.prev.used || idx > s.prev.idx:
+		s.retire(&s.prev)
+		s.prev.idx, s.prev.used = idx, true
+		return &s.prev
+	}
+	return nil
+}
+
+// retire hands iv to the timeline and empties it. Call with s.mu held.
+func (s *Shard) retire(iv *interval) {
+	if iv.used {
+		s.tl.merge(iv)
+	}
+	iv.reset()
+}
+
+// retireAll hands both intervals to the timeline (Merge, after the run).
+func (s *Shard) retireAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retire(&s.prev)
+	s.retire(&s.cur)
 }
 
 // Sample is one response's timings, kept only when a run asks for
@@ -85,6 +138,14 @@ type Recorder struct {
 	samples  []Sample // nil unless keepSamples
 	keep     bool
 	done     atomic.Int64
+
+	// The time series (StartSeries). Without one, every request is in
+	// interval 0 and ivEnd is never reached.
+	every  int64    // interval length, ns; 0 = no series
+	origin int64    // the run's start, Unix ns
+	iv     int64    // the current interval: Unix ns / every
+	ivEnd  int64    // the current interval's end, ns since the run's start
+	mark   Outcomes // Outcomes at the last flush
 }
 
 // maxLengths is how many distinct body lengths a Recorder counts; the rest
@@ -113,7 +174,7 @@ const LateAfter = time.Millisecond
 // response (memory grows with the run: only for ab's -g file). sizeHint,
 // when positive, preallocates that many samples.
 func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {
-	r := &Recorder{shard: shard, keep: keepSamples, phases: Total + 1}
+	r := &Recorder{shard: shard, keep: keepSamples, phases: Total + 1, ivEnd: math.MaxInt64}
 	if rate {
 		r.phases = NumPhases
 	}
@@ -121,6 +182,24 @@ func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {
 		r.samples = make([]Sample, 0, sizeHint)
 	}
 	return r
+}
+
+// StartSeries makes r count its requests and latencies per interval of
+// length every, for the run's time series (Result.Series). Intervals are
+// aligned to whole multiples of every in Unix time; start is the run's
+// start, from which EndAt's at is measured. Call it before the first
+// request; every <= 0 keeps no series.
+func (r *Recorder) StartSeries(every time.Duration, start time.Time) {
+	if every <= 0 {
+		return
+	}
+	r.every, r.origin = int64(every), start.UnixNano()
+	r.iv = r.origin / r.every
+	r.ivEnd = (r.iv+1)*r.every - r.origin
+	tl := r.shard.tl
+	tl.mu.Lock()
+	tl.keep = true
+	tl.mu.Unlock()
 }
 
 // Done returns the number of requests this recorder has ended so far.
@@ -132,6 +211,34 @@ func (r *Recorder) Done() int64 { return r.done.Load() }
 func (r *Recorder) End(o Outcome) {
 	r.Outcomes[o]++
 	r.done.Store(r.done.Load() + 1)
+}
+
+// EndAt is End for a request that ended at at, in ns since the run's start
+// (the clock of Body's at). With a series it counts the request, and its
+// latency if Response recorded one just before, in the interval it ended in.
+func (r *Recorder) EndAt(o Outcome, at int64) {
+	if at >= r.ivEnd {
+		r.rotate(at, o.Responded())
+	}
+	r.End(o)
+}
+
+// rotate flushes the current interval and moves to the one holding at. The
+// newest sample of the batch is the ending request's when it responded:
+// it stays in the batch, for the new interval.
+func (r *Recorder) rotate(at int64, responded bool) {
+	var held Timing
+	hold := responded && r.nBatch > 0
+	if hold {
+		r.nBatch--
+		held = r.batch[r.nBatch]
+	}
+	r.Flush()
+	r.iv = (r.origin + at) / r.every
+	r.ivEnd = (r.iv+1)*r.every - r.origin
+	if hold {
+		r.batch[0], r.nBatch = held, 1
+	}
 }
 
 // Status counts one final status code.
@@ -157,11 +264,11 @@ func (r *Recorder) Response(t *Timing, startUnixUs int64) {
 	for p := Phase(0); p < r.phases; p++ {
 		r.exact[p].Add(t[p])
 	}
-	r.batch[r.nBatch] = *t
-	r.nBatch++
-	if r.nBatch == batchLen {
+	if r.nBatch == batchLen { // flushed before, not after: EndAt may move this sample to a new interval
 		r.Flush()
 	}
+	r.batch[r.nBatch] = *t
+	r.nBatch++
 	if r.keep {
 		r.samples = append(r.samples, Sample{Start: startUnixUs, Connect: t[Connect],
 			Processing: t[Processing], Total: t[Total], Waiting: t[Waiting]})
@@ -203,24 +310,42 @@ func (r *Recorder) Error(msg string) {
 	r.errOther++
 }
 
-// Flush moves the batched samples into the shard's histograms. The worker
-// calls it when it stops; Response calls it when the batch is full.
+// Flush moves the batched samples, and the outcomes counted since the last
+// flush, into the shard: one lock per batch. The worker calls it when it
+// stops; Response and EndAt call it when the batch is full or an interval
+// ends.
 func (r *Recorder) Flush() {
-	if r.nBatch == 0 {
+	var out Outcomes
+	changed := r.nBatch > 0
+	for i, v := range r.Outcomes {
+		out[i] = v - r.mark[i]
+		changed = changed || out[i] != 0
+	}
+	if !changed {
 		return
 	}
+	r.mark = r.Outcomes
+	batch := r.batch[:r.nBatch]
+	rate, series := r.phases == NumPhases, r.every > 0
 	s := r.shard
 	s.mu.Lock()
 	for p := Phase(0); p < r.phases; p++ {
+		if p == Total || p == Corrected {
+			continue // per interval, below
+		}
 		h := s.hist[p]
 		if h == nil {
 			h = newHist()
 			s.hist[p] = h
 		}
-		for i := 0; i < r.nBatch; i++ {
-			v := min(max(r.batch[i][p], histLowest), histHighest)
-			_ = h.RecordValue(v) // clamped into range: cannot fail
+		for i := range batch {
+			_ = h.RecordValue(min(max(batch[i][p], histLowest), histHighest)) // clamped into range: cannot fail
 		}
+	}
+	if iv := s.slot(r.iv); iv != nil {
+		iv.add(batch, &out, rate, series)
+	} else {
+		s.tl.addBatch(r.iv, batch, &out, rate, series)
 	}
 	s.mu.Unlock()
 	r.nBatch = 0

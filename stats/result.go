@@ -8,8 +8,10 @@ import (
 
 // FormatVersion is the version of the JSON result format written by
 // Result's JSON encoding. Readers refuse results of a newer version.
-// Version 1 is documented in README.md ("The JSON result").
-const FormatVersion = 1
+// Version 2 adds plain numbers (rps, duration_s, totals, and per latency
+// distribution min, mean, sd, max and percentiles in µs and ms) to version
+// 1; ReadResult reads both. The schema is stats/result.schema.json.
+const FormatVersion = 2
 
 // Result is the immutable outcome of one run: what was asked (Target), who
 // answered (Server), what happened to every request (Counts) and how long

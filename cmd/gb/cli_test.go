@@ -10,6 +10,7 @@ import (
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/stats"
 )
 
 // TestBadInput runs the binary with bad command lines: each gives its exit
@@ -128,7 +129,7 @@ func TestOutputFiles(t *testing.T) {
 		t.Errorf("-q: stdout %q... stderr %q", r.stdout[:min(200, len(r.stdout))], r.stderr)
 	}
 	res := readResult(t, js)
-	if res.Version != 1 || res.GBVersion != gb.Version || res.Complete() != 200 {
+	if res.Version != stats.FormatVersion || res.GBVersion != gb.Version || res.Complete() != 200 {
 		t.Errorf("json: version %d gb %q complete %d", res.Version, res.GBVersion, res.Complete())
 	}
 }

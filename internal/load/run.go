@@ -48,7 +48,15 @@ type Config struct {
 	// Conn must do I/O only through it. Not with KeepOpen.
 	// 0 = a goroutine per worker.
 	Loops int
+	// Interval is the length of each point of the result's time series
+	// (stats.Result.Series): requests, errors and latencies per interval,
+	// aligned to whole multiples of Interval in Unix time. 0 = one second;
+	// negative = no series.
+	Interval time.Duration
 }
+
+// DefaultInterval is the time series' interval when Config.Interval is 0.
+const DefaultInterval = time.Second
 
 // ErrNoBound is returned by New for a run with neither a request budget
 // nor a time limit: gb never runs unbounded.
@@ -168,6 +176,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	}
 	base.Start = time.Now()
 	r.start = base.Start
+	r.startSeries()
 	stopWatch := context.AfterFunc(ctx, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Duration > 0 {
@@ -194,6 +203,17 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		l.Close()
 	}
 	return r.result(base)
+}
+
+// startSeries makes the recorders keep the run's time series.
+func (r *Run) startSeries() {
+	every := r.cfg.Interval
+	if every == 0 {
+		every = DefaultInterval
+	}
+	for _, w := range r.workers {
+		w.rec.StartSeries(every, r.start)
+	}
 }
 
 // newLoops makes a run's event loops: Loops of them, never more than

@@ -135,7 +135,7 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if o.Responded() {
 		w.response(x)
 	}
-	rec.End(o)
+	rec.EndAt(o, int64(x.Done.Sub(w.run.start)))
 	w.last = x.Done
 	return o
 }

@@ -1,6 +1,8 @@
 // Package report renders a [stats.Result]: ab's text report (Text), ab's
 // -w HTML table (HTML), ab's -e percentile CSV (CSV), ab's -g gnuplot file
-// (Gnuplot) and gb's JSON result (JSON), plus the banner lines that precede
+// (Gnuplot), gb's JSON result (JSON), HdrHistogram's percentile
+// distribution (HGRM) and interval log (HLog), and a text latency
+// histogram (LatencyHistogram), plus the banner lines that precede
 // the report on stdout (Banner, Benchmarking, Done). A [Ramp] (gb ramp) is
 // rendered as step lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV
 // (RampCSV), autobench's file (RampAutobench), a gnuplot script (RampPlot)

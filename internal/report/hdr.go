@@ -1,0 +1,95 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// hgrmTicks is the .hgrm's rows per half distance to 100%, HdrHistogram's
+// and wrk2's default.
+const hgrmTicks = 5
+
+// LeadPhase is the latency a run's summary leads with: Corrected (from
+// the intended send time) in rate mode, Total (service time) otherwise.
+func LeadPhase(r *stats.Result) stats.Phase {
+	if r.Target.Rate > 0 && r.Latency[stats.Corrected] != nil {
+		return stats.Corrected
+	}
+	return stats.Total
+}
+
+// HGRM writes the percentile distribution of r's LeadPhase latency in
+// HdrHistogram's .hgrm format (hdrhistogram-go's PercentilesPrint, values
+// in ms, 5 ticks per half distance): the file wrk2 --latency users and
+// HdrHistogram's plotter read. A run without responses writes the header
+// and footer only.
+func HGRM(w io.Writer, r *stats.Result) error {
+	h := r.Latency[LeadPhase(r)].Histogram()
+	if h == nil {
+		h = stats.NewHistogram()
+	}
+	b := bufio.NewWriter(w)
+	if _, err := h.PercentilesPrint(b, hgrmTicks, 1000); err != nil {
+		return fmt.Errorf("report: hgrm: %w", err)
+	}
+	return b.Flush()
+}
+
+// HLog writes r's time series in HdrHistogram's interval log format (.hlog,
+// hdrhistogram-go's HistogramLogWriter): one untagged histogram of the
+// responses' total latency per interval, empty intervals included, and in
+// rate mode one more per interval tagged "corrected". Timestamps are
+// seconds from the whole second the first interval starts in (the
+// StartTime and BaseTime lines); values
+// are µs, so HdrHistogram's HistogramLogProcessor needs
+// -outputValueUnitRatio 1000 to print ms, and the Interval_Max column is
+// in seconds. A result without a series is an error.
+func HLog(w io.Writer, r *stats.Result) error {
+	s := r.Series
+	if s == nil || len(s.Points) == 0 {
+		return fmt.Errorf("report: hlog: the result has no time series")
+	}
+	b := bufio.NewWriter(w)
+	lw := hdrhistogram.NewHistogramLogWriter(b)
+	base := s.Points[0].Start.Unix() * 1000 // the BaseTime line holds whole seconds
+	lw.SetBaseTime(base)
+	steps := []func() error{
+		lw.OutputLogFormatVersion,
+		func() error {
+			return lw.OutputComment(fmt.Sprintf("[gb %s, latency in µs, interval %v]", r.GBVersion, s.Interval))
+		},
+		func() error { return lw.OutputStartTime(base) },
+		func() error { return lw.OutputBaseTime(base) },
+		lw.OutputLegend,
+	}
+	for i := range s.Points {
+		p := &s.Points[i]
+		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, s) })
+		if r.Target.Rate > 0 {
+			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, s) })
+		}
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("report: hlog: %w", err)
+		}
+	}
+	return b.Flush()
+}
+
+// logInterval writes d (nil = no samples) as point p's interval histogram.
+func logInterval(lw *hdrhistogram.HistogramLogWriter, d *stats.Dist, tag string, p *stats.Point, s *stats.Series) error {
+	h := d.Histogram()
+	if h == nil {
+		h = stats.NewHistogram()
+	}
+	h.SetTag(tag)
+	h.SetStartTimeMs(p.Start.UnixMilli())
+	h.SetEndTimeMs(p.Start.Add(s.Interval).UnixMilli())
+	return lw.OutputIntervalHistogram(h)
+}

@@ -1,0 +1,156 @@
+package stats
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSeriesCountsEachRequestInItsInterval: requests end in the interval
+// of their end time; a recorder idle for several intervals still puts its
+// late requests in the right ones; every point exists; the points' counts
+// and histograms add up to the run's totals.
+func TestSeriesCountsEachRequestInItsInterval(t *testing.T) {
+	start := time.Unix(1795269090, 250_000_000) // a quarter into a second
+	end := start.Add(3500 * time.Millisecond)   // 3.5 s: points for seconds 0..3 of the run's wall clock
+	shards := NewShards(2)
+	recs := []*Recorder{NewRecorder(shards[0], false, false, 0), NewRecorder(shards[1], false, false, 0),
+		NewRecorder(shards[0], false, false, 0)}
+	for _, r := range recs {
+		r.StartSeries(time.Second, start)
+	}
+	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
+	ok := func(r *Recorder, total, at int64) {
+		tm := Timing{Total: total}
+		r.Response(&tm, 0)
+		r.Status(200)
+		r.EndAt(OK, at)
+	}
+	// second 0 (the run's first 750 ms): 40 ok on rec 0, one reset on rec 1.
+	for i := int64(0); i < 40; i++ {
+		ok(recs[0], 1000+i, ms(10+i))
+	}
+	recs[1].EndAt(FailReset, ms(700))
+	// second 1: 100 ok on rec 1 (several batches), 1 non2xx on rec 2.
+	for i := int64(0); i < 100; i++ {
+		ok(recs[1], 5000, ms(800+i))
+	}
+	tm := Timing{Total: 9000}
+	recs[2].Response(&tm, 0)
+	recs[2].Status(503)
+	recs[2].EndAt(Non2xx, ms(1700))
+	// seconds 2 and 3: rec 0 (flushing, as at a full batch) and rec 1 move
+	// on; then rec 2, idle since second 1, ends requests in second 2: its
+	// shard has retired second 1 by then.
+	ok(recs[0], 7000, ms(1760))
+	recs[0].Flush()
+	ok(recs[0], 7000, ms(2800))
+	recs[0].Flush()
+	ok(recs[1], 7000, ms(2900))
+	ok(recs[2], 3000, ms(1800))
+	recs[2].EndAt(TimeoutTotal, ms(2000))
+	base := Result{Start: start, End: end, Counts: Counts{Dispatched: 147}}
+	res := Merge(base, recs, shards)
+	if errs := res.Check(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := res.Series
+	if s == nil || s.Interval != time.Second || len(s.Points) != 4 {
+		t.Fatalf("series %+v", s)
+	}
+	type want struct{ ended, ok, non2xx, failed, lat int64 }
+	wants := []want{{41, 40, 0, 1, 40}, {101, 100, 1, 0, 101}, {3, 2, 0, 1, 2}, {2, 2, 0, 0, 2}}
+	var hist int64
+	for i, w := range wants {
+		p := s.Points[i]
+		if !p.Start.Equal(time.Unix(1795269090+int64(i), 0)) {
+			t.Errorf("point %d starts %v", i, p.Start)
+		}
+		var lat int64
+		if p.Latency != nil {
+			lat = p.Latency.Count
+			hist += p.Latency.Histogram().TotalCount()
+		}
+		if got := (want{p.Ended, p.OK, p.Non2xx, p.Failed, lat}); got != w {
+			t.Errorf("point %d: %+v, want %+v", i, got, w)
+		}
+	}
+	if hist != res.Latency[Total].Count {
+		t.Errorf("points hold %d samples, the run %d", hist, res.Latency[Total].Count)
+	}
+	if p := s.Points[0]; p.Errors["failed.reset"] != 1 || p.Latency.Min != 1000 || p.Latency.Max != 1039 || p.Latency.Percentile(50) != 1019 {
+		t.Errorf("point 0: errors %v latency %+v p50 %d", p.Errors, p.Latency.Exact, p.Latency.Percentile(50))
+	}
+	if p := s.Points[2]; p.Errors["failed.timeout.total"] != 1 || p.Latency.Min != 3000 || p.Latency.Max != 7000 {
+		t.Errorf("point 2: errors %v latency %+v", p.Errors, p.Latency.Exact)
+	}
+	// the first point covers 750 ms of the run: its rate is over those.
+	if r := s.Points[0].RPS; r < 53.3 || r > 53.4 {
+		t.Errorf("point 0 rps %v, want 40/0.75", r)
+	}
+	back, _ := roundTrip(t, res)
+	if p := back.Series.Points[1].Latency.Percentile(99); p != s.Points[1].Latency.Percentile(99) || p < 5000 || p > 5005 {
+		t.Error("the series does not survive a JSON round trip")
+	}
+}
+
+// TestNoSeriesWithoutStartSeries: recorders that keep no series give a
+// result without one, and the same histograms.
+func TestNoSeriesWithoutStartSeries(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	for i := int64(1); i <= 100; i++ {
+		tm := Timing{Total: i, Corrected: 2 * i}
+		rec.Response(&tm, 0)
+		rec.EndAt(OK, i*int64(time.Second))
+	}
+	res := Merge(Result{Counts: Counts{Dispatched: 100}}, []*Recorder{rec}, shards)
+	if res.Series != nil || res.Latency[Corrected].Percentile(100) != 200 || res.Latency[Total].Hist.TotalCount() != 100 {
+		t.Errorf("series %v, corrected max %d", res.Series, res.Latency[Corrected].Percentile(100))
+	}
+}
+
+// TestSeriesRecordingAllocatesNothing: with a series, recording a request
+// (batch flushes into the shard's interval included) allocates nothing;
+// only a new interval costs memory, once per shard and interval.
+func TestSeriesRecordingAllocatesNothing(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	rec.StartSeries(time.Hour, time.Unix(1795269600, 0))
+	var at int64
+	one := func() {
+		at += 1000
+		tm := Timing{Total: 100 + at%5000, Corrected: 200 + at%7000, Lag: 3}
+		rec.Response(&tm, 0)
+		rec.Status(200)
+		rec.EndAt(OK, at)
+	}
+	for range 3 * batchLen { // the shard's histograms exist
+		one()
+	}
+	many := func() { // AllocsPerRun rounds down per run: count over many requests
+		for range 10 * batchLen {
+			one()
+		}
+	}
+	if n := testing.AllocsPerRun(5, many); n != 0 {
+		t.Errorf("%v allocations per %d requests", n, 10*batchLen)
+	}
+}
+
+// TestSeriesWithoutRunTimes: a result merged without Start and End (a
+// caller that does not time the run) has the points that hold requests,
+// not every interval since 1970.
+func TestSeriesWithoutRunTimes(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], false, false, 0)
+	rec.StartSeries(time.Second, time.Unix(1795269600, 0))
+	for _, at := range []int64{1, 2, 3} {
+		tm := Timing{Total: 10}
+		rec.Response(&tm, 0)
+		rec.EndAt(OK, at*int64(time.Second))
+	}
+	s := Merge(Result{Counts: Counts{Dispatched: 3}}, []*Recorder{rec}, shards).Series
+	if s == nil || len(s.Points) != 3 || !s.Points[0].Start.Equal(time.Unix(1795269601, 0)) {
+		t.Errorf("series %+v", s)
+	}
+}

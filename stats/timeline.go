@@ -1,0 +1,229 @@
+package stats
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The phases a time series records per interval: Total, and in rate mode
+// Corrected. Their run-wide histograms are the sum of the intervals', so a
+// sample is recorded into a histogram once, as before the series existed.
+const numSeriesPhases = 2
+
+// seriesPhases maps a series slot to its phase.
+var seriesPhases = [numSeriesPhases]Phase{Total, Corrected}
+
+// interval accumulates one interval of one shard (or of the whole run):
+// outcome counts, and per series phase exact moments and a dense histogram
+// (allocated on first use). The zero value is empty.
+type interval struct {
+	idx   int64 // Unix time / interval length: which interval this is
+	used  bool
+	out   Outcomes
+	exact [numSeriesPhases]Exact
+	hist  [numSeriesPhases]*hdrhistogram.Histogram
+}
+
+// add folds a recorder's batch and outcome counts into iv. series says
+// whether the recorder keeps a series (only then are per-interval exact
+// moments worth their cost).
+func (iv *interval) add(batch []Timing, out *Outcomes, rate, series bool) {
+	for i := range iv.out {
+		iv.out[i] += out[i]
+	}
+	for s, p := range seriesPhases {
+		if p == Corrected && !rate || len(batch) == 0 {
+			continue
+		}
+		h := iv.hist[s]
+		if h == nil {
+			h = newHist()
+			iv.hist[s] = h
+		}
+		for i := range batch {
+			v := batch[i][p]
+			if series {
+				iv.exact[s].Add(v)
+			}
+			_ = h.RecordValue(min(max(v, histLowest), histHighest)) // clamped into range: cannot fail
+		}
+	}
+}
+
+// reset empties iv, keeping its histograms' memory.
+func (iv *interval) reset() {
+	hist := iv.hist
+	*iv = interval{}
+	for s, h := range hist {
+		if h != nil {
+			h.Reset()
+			iv.hist[s] = h
+		}
+	}
+}
+
+// timeline collects the intervals that the shards of one run hand over,
+// and the run-wide histograms of the series phases. Closed intervals are
+// kept sparse (PackedHistogram), so a long run costs memory in proportion
+// to the buckets its intervals use, not to their number times a dense
+// histogram. Safe for concurrent use.
+type timeline struct {
+	mu     sync.Mutex
+	keep   bool // some recorder keeps a series: store each interval
+	points map[int64]*timePoint
+	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
+}
+
+// timePoint is one interval of the run, all shards summed.
+type timePoint struct {
+	out   Outcomes
+	exact [numSeriesPhases]Exact
+	hist  [numSeriesPhases]*hdrhistogram.PackedHistogram
+}
+
+// merge adds a shard's interval to the run. The caller keeps iv.
+func (t *timeline) merge(iv *interval) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.point(iv.idx)
+	if p != nil {
+		for i := range p.out {
+			p.out[i] += iv.out[i]
+		}
+	}
+	for s, h := range iv.hist {
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		if p != nil {
+			p.add(s, &iv.exact[s], h)
+		}
+		if t.total[s] == nil {
+			t.total[s] = newHist()
+		}
+		t.total[s].Merge(h)
+	}
+}
+
+// addBatch adds a recorder's batch and outcomes to interval idx directly,
+// for a recorder that flushes into an interval its shard has retired.
+func (t *timeline) addBatch(idx int64, batch []Timing, out *Outcomes, rate, series bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.point(idx)
+	if p != nil {
+		for i := range p.out {
+			p.out[i] += out[i]
+		}
+	}
+	for s, ph := range seriesPhases {
+		if ph == Corrected && !rate || len(batch) == 0 {
+			continue
+		}
+		if t.total[s] == nil {
+			t.total[s] = newHist()
+		}
+		if p != nil && p.hist[s] == nil {
+			p.hist[s] = hdrhistogram.NewPacked(histLowest, histHighest, histDigits)
+		}
+		for i := range batch {
+			v := min(max(batch[i][ph], histLowest), histHighest)
+			_ = t.total[s].RecordValue(v) // clamped into range: cannot fail
+			if p != nil {
+				_ = p.hist[s].RecordValue(v)
+				if series {
+					p.exact[s].Add(batch[i][ph])
+				}
+			}
+		}
+	}
+}
+
+// point returns interval idx's point, made on first use; nil when the
+// run keeps no series.
+func (t *timeline) point(idx int64) *timePoint {
+	if !t.keep {
+		return nil
+	}
+	if t.points == nil {
+		t.points = map[int64]*timePoint{}
+	}
+	p := t.points[idx]
+	if p == nil {
+		p = &timePoint{}
+		t.points[idx] = p
+	}
+	return p
+}
+
+// add folds one series phase (slot s) of a shard's interval into p.
+func (p *timePoint) add(s int, e *Exact, h *hdrhistogram.Histogram) {
+	p.exact[s].Merge(e)
+	if p.hist[s] == nil {
+		p.hist[s] = hdrhistogram.NewPacked(histLowest, histHighest, histDigits)
+	}
+	p.hist[s].MergeFrom(h)
+}
+
+// series returns the run's points from the interval of start (or the
+// first with requests) to the last, none skipped; start and end are
+// ignored when either is zero. Each point's rate is over the part of its interval
+// that lies within [start, end].
+func (t *timeline) series(every time.Duration, start, end time.Time) *Series {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := int64(every)
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for idx := range t.points {
+		first, last = min(first, idx), max(last, idx)
+	}
+	if !start.IsZero() && !end.IsZero() && !end.Before(start) {
+		first, last = min(first, start.UnixNano()/n), max(last, end.UnixNano()/n)
+	}
+	if first > last {
+		return &Series{Interval: every}
+	}
+	s := &Series{Interval: every, Points: make([]Point, 0, last-first+1)}
+	for idx := first; idx <= last; idx++ {
+		from, to := time.Unix(0, idx*n), time.Unix(0, (idx+1)*n)
+		pt := Point{Start: from}
+		if tp := t.points[idx]; tp != nil {
+			pt.fill(tp)
+		}
+		if d := min(to.UnixNano(), end.UnixNano()) - max(from.UnixNano(), start.UnixNano()); d > 0 {
+			pt.RPS = float64(pt.OK+pt.Non2xx) / time.Duration(d).Seconds()
+		}
+		s.Points = append(s.Points, pt)
+	}
+	return s
+}
+
+// fill sets the point's counts and latencies from tp.
+func (pt *Point) fill(tp *timePoint) {
+	o := &tp.out
+	pt.OK, pt.Non2xx, pt.Failed = o[OK], o[Non2xx], o.Failed()
+	pt.Ended = o.Sum() - o[Dropped]
+	for i, v := range o {
+		if v > 0 && Outcome(i).Failed() {
+			if pt.Errors == nil {
+				pt.Errors = map[string]int64{}
+			}
+			pt.Errors[Outcome(i).String()] = v
+		}
+	}
+	for s, h := range tp.hist {
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		d := &Dist{Exact: tp.exact[s], packed: h}
+		d.Exact.mean = d.Exact.Mean()
+		if seriesPhases[s] == Total {
+			pt.Latency = d
+		} else {
+			pt.Corrected = d
+		}
+	}
+}
