@@ -20,6 +20,9 @@ type Metric struct {
 	// HigherIsBetter is true for throughput; a change of the other sign
 	// is a regression.
 	HigherIsBetter bool
+	// Bench is the metric's unit in the Go benchmark format
+	// (report.BenchFormat): times are in it as nanoseconds ("p99-ns").
+	Bench string
 
 	value func(r *stats.Result) (float64, bool)
 }
@@ -43,7 +46,7 @@ const (
 // when every run of every input has it: corrected latency only in rate
 // mode, the server's CPU and allocations only with --profile.
 var Metrics = []Metric{
-	{Key: "rps", Label: "req/s", Unit: UnitRate, HigherIsBetter: true, value: rps},
+	{Key: "rps", Label: "req/s", Unit: UnitRate, HigherIsBetter: true, Bench: "req/s", value: rps},
 	latency("p50", "", stats.Total, 50),
 	latency("p90", "", stats.Total, 90),
 	latency("p99", "", stats.Total, 99),
@@ -52,11 +55,11 @@ var Metrics = []Metric{
 	latency("p90", "corrected.", stats.Corrected, 90),
 	latency("p99", "corrected.", stats.Corrected, 99),
 	latency("p99.9", "corrected.", stats.Corrected, 99.9),
-	{Key: "errors", Label: "error rate", Unit: UnitRatio, value: errorRate},
-	{Key: "server.cpu", Label: "server CPU/req", Unit: UnitTime, value: serverCPU},
-	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, value: serverAlloc(false)},
-	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, value: serverAlloc(true)},
-	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, value: clientCPU},
+	{Key: "errors", Label: "error rate", Unit: UnitRatio, Bench: "errors/op", value: errorRate},
+	{Key: "server.cpu", Label: "server CPU/req", Unit: UnitTime, Bench: "server-cpu-ns/op", value: serverCPU},
+	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, Bench: "server-B/op", value: serverAlloc(false)},
+	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, Bench: "server-allocs/op", value: serverAlloc(true)},
+	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
 }
 
 // MetricByKey returns the metric named key.
@@ -81,11 +84,11 @@ func rps(r *stats.Result) (float64, bool) {
 // time (Total) or, with prefix "corrected.", latency from the intended
 // send time (rate mode).
 func latency(name, prefix string, ph stats.Phase, p float64) Metric {
-	label := "latency " + name
+	label, bench := "latency "+name, name+"-ns"
 	if prefix != "" {
-		label = "corrected " + name
+		label, bench = "corrected "+name, "corrected-"+bench
 	}
-	return Metric{Key: prefix + name, Label: label, Unit: UnitTime, value: func(r *stats.Result) (float64, bool) {
+	return Metric{Key: prefix + name, Label: label, Unit: UnitTime, Bench: bench, value: func(r *stats.Result) (float64, bool) {
 		d := r.Latency[ph]
 		if d == nil || d.Hist == nil || d.Count == 0 {
 			return 0, false

@@ -28,22 +28,22 @@ func (d *ProfileDiff) WriteText(w io.Writer, n int) error {
 			down = append(down, f)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\t%s\t%s\tchange\t\n", d.Old, d.New)
-	for _, part := range []struct {
-		what  string
-		funcs []FuncDiff
-	}{{"more", up}, {"less", down}} {
-		if len(part.funcs) == 0 {
-			continue
+	return tabulate(w, tabwriter.AlignRight, func(tw io.Writer) {
+		fmt.Fprintf(tw, "\t%s\t%s\tchange\t\n", d.Old, d.New)
+		for _, part := range []struct {
+			what  string
+			funcs []FuncDiff
+		}{{"more", up}, {"less", down}} {
+			if len(part.funcs) == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%s per request:\t\t\t\t\n", part.what)
+			for _, f := range part.funcs {
+				fmt.Fprintf(tw, "\t%s\t%s\t%s%s\t  %s\n", formatValue(d.Kind.Unit, f.Old), formatValue(d.Kind.Unit, f.New),
+					sign(f.Delta()), formatValue(d.Kind.Unit, f.Delta()), printable(f.Name))
+			}
 		}
-		fmt.Fprintf(tw, "%s per request:\t\t\t\t\n", part.what)
-		for _, f := range part.funcs {
-			fmt.Fprintf(tw, "\t%s\t%s\t%s%s\t  %s\n", formatValue(d.Kind.Unit, f.Old), formatValue(d.Kind.Unit, f.New),
-				sign(f.Delta()), formatValue(d.Kind.Unit, f.Delta()), printable(f.Name))
-		}
-	}
-	return tw.Flush()
+	})
 }
 
 // sign is "+" for a positive change (formatValue writes the minus).

@@ -69,9 +69,10 @@ func Compare(inputs ...Input) *Table {
 	return t
 }
 
-// runName names run i of in for a warning.
+// runName names run i of in for a warning: the input, and the run when
+// it is not the first.
 func runName(in Input, i int) string {
-	if len(in.Runs) == 1 {
+	if i == 0 {
 		return in.Name
 	}
 	return fmt.Sprintf("%s (run %d)", in.Name, i+1)

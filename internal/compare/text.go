@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -17,34 +18,55 @@ import (
 // not significant. Warnings of the statistics (too few runs) become
 // numbered footnotes.
 func (t *Table) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	var notes footnotes
-	head1, head2 := []string{""}, []string{""}
-	for i, in := range t.Inputs {
-		head1 = append(head1, fmt.Sprintf("%s (%s)", in.Name, plural(len(in.Runs), "run")))
-		head2 = append(head2, "median")
-		if i > 0 {
-			head1 = append(head1, "")
-			head2 = append(head2, "vs "+t.Inputs[0].Name)
-		}
-	}
-	fmt.Fprintln(tw, strings.Join(head1, "\t"))
-	fmt.Fprintln(tw, strings.Join(head2, "\t"))
-	for _, r := range t.Rows {
-		line := []string{r.Metric.Label}
-		for i, c := range r.Cells {
-			line = append(line, formatValue(r.Metric.Unit, c.Summary.Center)+" ± "+c.Summary.PctRangeString()+notes.mark(c.Summary.Warnings))
+	err := tabulate(w, 0, func(tw io.Writer) {
+		head1, head2 := []string{""}, []string{""}
+		for i, in := range t.Inputs {
+			head1 = append(head1, fmt.Sprintf("%s (%s)", in.Name, plural(len(in.Runs), "run")))
+			head2 = append(head2, "median")
 			if i > 0 {
-				line = append(line, formatDelta(c, r.Cells[0])+notes.mark(c.Vs.Warnings))
+				head1 = append(head1, "")
+				head2 = append(head2, "vs "+t.Inputs[0].Name)
 			}
 		}
-		fmt.Fprintln(tw, strings.Join(line, "\t"))
+		fmt.Fprintln(tw, strings.Join(head1, "\t"))
+		fmt.Fprintln(tw, strings.Join(head2, "\t"))
+		for _, r := range t.Rows {
+			line := []string{r.Metric.Label}
+			for i, c := range r.Cells {
+				line = append(line, formatValue(r.Metric.Unit, c.Summary.Center)+" ± "+c.Summary.PctRangeString()+notes.mark(c.Summary.Warnings))
+				if i > 0 {
+					line = append(line, formatDelta(c, r.Cells[0])+notes.mark(c.Vs.Warnings))
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(line, "\t"))
+		}
+	})
+	if err != nil {
+		return err
 	}
+	_, err = fmt.Fprintf(w, "median ± %g%% confidence interval; vs: change of the median, p-value of the Mann-Whitney U test (~: not significant at α=%g)\n%s",
+		confidence*100, benchmath.DefaultThresholds.CompareAlpha, notes.String())
+	return err
+}
+
+// tabulate writes what fill writes through a tabwriter (cells padded by
+// 3 spaces; flags as tabwriter's) to w, without trailing spaces.
+func tabulate(w io.Writer, flags uint, fill func(tw io.Writer)) error {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', flags)
+	fill(tw)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "median ± %g%% confidence interval; vs: change of the median, p-value of the Mann-Whitney U test (~: not significant at α=%g)\n%s",
-		confidence*100, benchmath.DefaultThresholds.CompareAlpha, notes.String())
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \n")
+		if strings.HasSuffix(l, "\n") {
+			lines[i] += "\n"
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(lines, ""))
 	return err
 }
 
