@@ -39,7 +39,7 @@ Options:
     --profile-diff-dir DIR  Write each profile diff as KIND.old.pb.gz and KIND.new.pb.gz
                        (one subdirectory per NEW file when there are several) for
                        go tool pprof -diff_base KIND.old.pb.gz KIND.new.pb.gz
-    --top N            Functions per direction in the profile diff (default 10; 0: none)
+    --top N            Functions per direction in the profile diff (default 5; 0: none)
     --help             Print this help
 Exit codes: 0 compared; 1 a file cannot be read; 22 usage; 99 a regression beyond a limit.
 `
@@ -138,7 +138,7 @@ func checkLimits(t *compare.Table, limits []compare.Limit, stdout io.Writer) int
 // parseCompare parses gb compare's arguments: options (--name value or
 // --name=value) anywhere before "--", files in order.
 func parseCompare(args []string) (*compareOptions, error) {
-	co := &compareOptions{top: 10}
+	co := &compareOptions{top: 5}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {

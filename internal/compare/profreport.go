@@ -29,7 +29,7 @@ func (d *ProfileDiff) WriteText(w io.Writer, n int) error {
 		}
 	}
 	return tabulate(w, tabwriter.AlignRight, func(tw io.Writer) {
-		fmt.Fprintf(tw, "\t%s\t%s\tchange\t\n", d.Old, d.New)
+		fmt.Fprint(tw, "\told\tnew\tchange\t\n")
 		for _, part := range []struct {
 			what  string
 			funcs []FuncDiff
