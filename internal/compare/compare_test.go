@@ -197,3 +197,18 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("long name kept %d runes", len(got))
 	}
 }
+
+func TestCompareRateRows(t *testing.T) {
+	rate := func(lat int64) Input {
+		in := input("rate", lat, 100)
+		in.Runs[0].Target.Rate = 1000
+		in.Runs[0].Latency[stats.Corrected] = in.Runs[0].Latency[stats.Total]
+		return in
+	}
+	if row, ok := Compare(rate(1000), rate(2000)).Row("corrected.p99.9"); !ok || row.Cells[0].Summary.Center != 1e-3 {
+		t.Errorf("rate mode: corrected p99.9 row %+v", row)
+	}
+	if _, ok := Compare(rate(1000), input("closed", 1000, 100)).Row("corrected.p50"); ok {
+		t.Error("a corrected row when one input is closed-loop")
+	}
+}
