@@ -74,6 +74,12 @@ type Config struct {
 	// first one's (ab's -l); false counts them as length failures.
 	VariableLength bool
 
+	// Interval is the length of each point of Result.Series, the run's
+	// time series (counts, errors and latency per interval, aligned to
+	// whole multiples of Interval in wall-clock time). 0 = one second;
+	// negative = no series.
+	Interval time.Duration
+
 	// KeepSamples keeps one Sample per response in Result.Samples (what
 	// ab's -e and -g files need). It costs memory in proportion to the
 	// requests; false keeps only histograms.

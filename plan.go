@@ -189,6 +189,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
 		Duration:    cfg.Duration,
 		KeepSamples: cfg.KeepSamples,
 		Pipeline:    cfg.Pipeline,
+		Interval:    cfg.Interval,
 		Loops:       p.loops,
 		Observe:     o.observer(),
 		NewConn:     func(ctx context.Context) load.Conn { return client.NewFast(ctx, p.client) },

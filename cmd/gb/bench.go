@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/getopt"
@@ -115,7 +116,8 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 // no two on one path (two outputs on stdout would interleave).
 func (o *options) checkFiles() error {
 	seen := map[string]string{}
-	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}, {"--html", o.htmlFile}} {
+	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}, {"--html", o.htmlFile},
+		{"--hgrm", o.hgrmFile}, {"--hlog", o.hlogFile}, {"--junit", o.junitFile}, {"--bench-out", o.benchOut}} {
 		flag, path := f[0], f[1]
 		if path == "" {
 			continue
@@ -150,15 +152,42 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	if prog.on {
 		opts = append(opts, gb.WithProgress(0, prog.update))
 	}
-	res, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) { return p.Run(ctx, opts...) })
+	runs, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	res := runs[len(runs)-1]
 	prog.finish(res)
 	if !prog.on {
 		_ = report.Done(stdout)
 	}
-	return conclude(res, o, stdout, stderr)
+	return conclude(runs, o, stdout, stderr)
+}
+
+// repeatRuns runs the plan once, or --repeat times with --pause between
+// runs; a signal ends the series after the run it interrupted.
+func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) ([]*gb.Result, error) {
+	var runs []*gb.Result
+	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
+		for i := range max(o.repeat, 1) {
+			if i > 0 && o.pause > 0 {
+				select {
+				case <-time.After(o.pause):
+				case <-ctx.Done():
+				}
+			}
+			res, err := p.Run(ctx, opts...)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, res)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return nil, nil
+	})
+	return runs, err
 }
 
 // atExit holds what must happen even when a second signal makes gb exit

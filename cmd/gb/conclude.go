@@ -1,20 +1,30 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
+	"golang.org/x/term"
 )
 
-// conclude checks, prints and writes the result, and returns the exit code.
-func conclude(res *gb.Result, o *options, stdout, stderr io.Writer) int {
-	for _, err := range res.Check() {
-		fmt.Fprintf(stderr, "gb: BUG: accounting invariant broken: %v (please report this)\n", err)
+// conclude checks, prints and writes the results of the runs (one, or
+// --repeat's k: the report is the median run's) and returns the exit code.
+func conclude(runs []*gb.Result, o *options, stdout, stderr io.Writer) int {
+	res := median(runs)
+	for _, r := range runs {
+		for _, err := range r.Check() {
+			fmt.Fprintf(stderr, "gb: BUG: accounting invariant broken: %v (please report this)\n", err)
+		}
 	}
 	if res.StoppedBy == stats.StopError {
 		fmt.Fprintf(stderr, "\nTest aborted: %s%s\n\n", res.StopError, hint(res.StopError))
@@ -26,11 +36,18 @@ func conclude(res *gb.Result, o *options, stdout, stderr io.Writer) int {
 	} else {
 		_ = report.Text(stdout, res, ro)
 	}
+	if f, ok := stdout.(*os.File); ok && !o.html && term.IsTerminal(int(f.Fd())) {
+		_ = report.LatencyHistogram(stdout, res, 0)
+	}
+	if len(runs) > 1 {
+		fmt.Fprintln(stdout, spread(runs))
+	}
 	if o.verbosity >= 2 {
 		report.GCSummary(stderr, res.Elapsed)
 	}
+	verdicts := checkThresholds(res, o, stdout, stderr)
 	code := exitOK
-	if err := writeFiles(res, o); err != nil {
+	if err := writeFiles(runs, res, o); err != nil {
 		fmt.Fprintf(stderr, "gb: %v\n", err)
 		code = exitFailure
 	}
@@ -41,7 +58,56 @@ func conclude(res *gb.Result, o *options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gb: no request got a response: %s\n", why)
 		code = exitFailure
 	}
+	if code == exitOK && !threshold.Passed(verdicts) {
+		code = exitThresholds
+	}
 	return code
+}
+
+// median returns the run with the median requests per second.
+func median(runs []*gb.Result) *gb.Result {
+	sorted := slices.Clone(runs)
+	slices.SortStableFunc(sorted, func(a, b *gb.Result) int { return cmp.Compare(a.RPS(), b.RPS()) })
+	return sorted[len(sorted)/2]
+}
+
+// spread is --repeat's line: min, median and max over the runs of
+// requests per second and of the lead latency's p99.
+func spread(runs []*gb.Result) string {
+	rps := make([]float64, len(runs))
+	p99 := make([]float64, len(runs))
+	for i, r := range runs {
+		rps[i] = r.RPS()
+		p99[i] = float64(r.Percentile(report.LeadPhase(r), 99)) / 1e6
+	}
+	slices.Sort(rps)
+	slices.Sort(p99)
+	mid := len(runs) / 2
+	return fmt.Sprintf("repeat:                 %d runs: req/s min %.2f median %.2f max %.2f; p99 ms min %.3f median %.3f max %.3f",
+		len(runs), rps[0], rps[mid], rps[len(rps)-1], p99[0], p99[mid], p99[len(p99)-1])
+}
+
+// checkThresholds evaluates --threshold on res and prints the section
+// after the report; it also appends a Markdown summary to
+// $GITHUB_STEP_SUMMARY when set. No thresholds: nothing, and they pass.
+func checkThresholds(res *gb.Result, o *options, stdout, stderr io.Writer) []threshold.Result {
+	if len(o.thresholds) == 0 {
+		return nil
+	}
+	ts, _ := threshold.ParseAll(o.thresholds) // each was parsed with its flag
+	rs := threshold.Evaluate(ts, res)
+	_ = threshold.WriteText(stdout, rs)
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			err = threshold.WriteMarkdown(f, "gb "+res.Target.URL, rs)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gb: warning: GITHUB_STEP_SUMMARY: %v\n", err)
+		}
+	}
+	return rs
 }
 
 // noResponse says why a run that was not interrupted got no response at
@@ -65,13 +131,28 @@ func noResponse(res *gb.Result) string {
 
 // writeFiles writes the -e, -g and --json files (ab writes -e and -g only
 // when a request completed).
-func writeFiles(res *gb.Result, o *options) error {
+func writeFiles(runs []*gb.Result, res *gb.Result, o *options) error {
 	type file struct {
 		flag, path string
 		write      func(io.Writer) error
 	}
-	files := []file{{"--json", o.jsonFile, func(w io.Writer) error { return report.JSON(w, res) }},
-		{"--html", o.htmlFile, func(w io.Writer) error { return report.HTMLReport(w, res) }}}
+	files := []file{{"--json", o.jsonFile, func(w io.Writer) error {
+		if len(runs) > 1 {
+			return stats.Runs{Runs: runs}.Write(w)
+		}
+		return report.JSON(w, res)
+	}},
+		{"--html", o.htmlFile, func(w io.Writer) error { return report.HTMLReport(w, res) }},
+		{"--hgrm", o.hgrmFile, func(w io.Writer) error { return report.HGRM(w, res) }},
+		{"--hlog", o.hlogFile, func(w io.Writer) error { return report.HLog(w, res) }},
+		{"--bench-out", o.benchOut, func(w io.Writer) error {
+			return report.BenchFormat(w, report.BenchName(res.Target.Path), runs)
+		}},
+		{"--junit", o.junitFile, func(w io.Writer) error {
+			ts, _ := threshold.ParseAll(o.thresholds)
+			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, threshold.Evaluate(ts, res))
+		}},
+	}
 	if res.Complete() == 0 {
 		for _, f := range [][2]string{{"-e", o.csvFile}, {"-g", o.gnuplotFile}} {
 			if f[1] != "" {

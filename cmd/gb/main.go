@@ -25,9 +25,10 @@ import (
 
 // Exit codes.
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 22 // EINVAL, as ab
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 22 // EINVAL, as ab
+	exitThresholds = 99 // a --threshold failed, as k6
 )
 
 func main() {
@@ -48,6 +49,11 @@ var commands = map[string]command{
 	"serve": {serve, func(w io.Writer) { fmt.Fprint(w, serveUsage) }},
 	"ramp":  {rampCmd, func(w io.Writer) { printRampUsage(w, rampSpecs(&rampOptions{})) }},
 	"demo":  {demo, func(w io.Writer) { fmt.Fprint(w, demoUsage) }},
+	"compare": {func(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
+		return compareCmd(args, stdout, stderr)
+	},
+		func(w io.Writer) { fmt.Fprint(w, compareUsage) }},
+	"report": {reportCmd, func(w io.Writer) { fmt.Fprint(w, reportUsage) }},
 	"version": {func(_ []string, stdout, _ io.Writer, _ <-chan os.Signal) int {
 		fmt.Fprintf(stdout, "gb %s\n", gb.Version)
 		return exitOK
@@ -96,7 +102,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		c.usage(stdout)
 		return exitOK
 	}
-	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: demo, ramp, serve, version)", args[0]))
+	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: compare, demo, ramp, report, serve, version)", args[0]))
 }
 
 // commandLike reports whether a first argument is meant as a command, not
@@ -108,6 +114,10 @@ func commandLike(a string) (string, bool) {
 			return "", false
 		}
 	}
+	switch a {
+	case "merge", "bench", "run", "k8s", "capacity":
+		return "", true
+	}
 	best, dist := "", 3
 	for name := range commands {
 		if d := editDistance(a, name); d < dist || (d == dist && name < best) {
@@ -116,10 +126,6 @@ func commandLike(a string) (string, bool) {
 	}
 	if dist <= 2 && len(a) > 2 {
 		return best, true
-	}
-	switch a {
-	case "compare", "merge", "report", "bench", "run", "k8s", "capacity":
-		return "", true
 	}
 	return "", false
 }

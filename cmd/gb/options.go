@@ -7,6 +7,7 @@ import (
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/getopt"
+	"github.com/gb-bench/gb/internal/threshold"
 )
 
 // options holds the parsed command line of the benchmark (ab) mode: the
@@ -21,15 +22,19 @@ type options struct {
 	postFile, putFile string // -p, -u
 	methodKind        string // the -i/-p/-u choice, for ab's "Cannot mix" rule
 
-	verbosity                       int    // -v
-	html                            bool   // -w
-	tableAttrs, rowAttrs, cellAttrs string // -x, -y, -z
-	version, help                   bool   // -V, -h
-	noPercentiles, noConfidence     bool   // -d, -S
-	quiet                           bool   // -q
-	recvErrors                      bool   // -r (gb never exits on receive errors)
-	gnuplotFile, csvFile, jsonFile  string // -g, -e, --json
-	htmlFile                        string // --html
+	verbosity                       int           // -v
+	html                            bool          // -w
+	tableAttrs, rowAttrs, cellAttrs string        // -x, -y, -z
+	version, help                   bool          // -V, -h
+	noPercentiles, noConfidence     bool          // -d, -S
+	quiet                           bool          // -q
+	recvErrors                      bool          // -r (gb never exits on receive errors)
+	gnuplotFile, csvFile, jsonFile  string        // -g, -e, --json
+	htmlFile, hgrmFile, hlogFile    string        // --html, --hgrm, --hlog
+	junitFile, benchOut             string        // --junit, --bench-out
+	thresholds                      []string      // --threshold, in order
+	repeat                          int           // --repeat; 0 = one run
+	pause                           time.Duration // --pause between repeated runs
 }
 
 func defaultOptions() options {
@@ -141,6 +146,26 @@ var abSpecs = []flagSpec{
 	opt(0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.cfg.TLS.CAFile })),
 	opt(0, "json", "file", "Write the whole result as JSON to file (- = stdout)", setString(func(o *options) *string { return &o.jsonFile })),
 	opt(0, "html", "file", "Write an HTML report with charts (one file, opens offline)", setString(func(o *options) *string { return &o.htmlFile })),
+	opt(0, "hgrm", "file", "Write the latency percentile distribution (HdrHistogram .hgrm)", setString(func(o *options) *string { return &o.hgrmFile })),
+	opt(0, "hlog", "file", "Write one histogram per --interval (HdrHistogram interval log)", setString(func(o *options) *string { return &o.hlogFile })),
+	opt(0, "interval", "duration", "Length of each point of the time series (default 1s)", durationFlag(func(o *options) *time.Duration { return &o.cfg.Interval })),
+	opt(0, "threshold", "expr", "Pass/fail check on the result, e.g. 'p99<50ms', 'errors<0.1%',\n'rps>=1000' (repeatable); a failure exits 99", func(o *options, v string) error {
+		if _, err := threshold.Parse(v); err != nil {
+			return getopt.Errorf(false, "--threshold %q: %v", v, err)
+		}
+		o.thresholds = append(o.thresholds, v)
+		return nil
+	}),
+	opt(0, "junit", "file", "Write the thresholds as JUnit XML (one testcase each)", setString(func(o *options) *string { return &o.junitFile })),
+	opt(0, "repeat", "k", "Run the same load k times; the JSON holds every run, the report\nthe median run's with a line of spread", func(o *options, v string) (err error) {
+		o.repeat, err = getopt.Positive(v)
+		return err
+	}),
+	opt(0, "pause", "duration", "Pause between repeated runs (default none)", func(o *options, v string) (err error) {
+		o.pause, err = getopt.Seconds(v)
+		return err
+	}),
+	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
 }
 
 // setMethodKind records -i, -p or -u, refusing a second, different one

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gb-bench/gb/internal/compare"
+)
+
+// exitRegression is gb compare's exit code when --max-regression fails
+// (k6's code for failed thresholds).
+const exitRegression = 99
+
+// compareOptions is gb compare's command line.
+type compareOptions struct {
+	files   []string
+	limits  []compare.Limit
+	diffDir string
+	top     int
+	help    bool // --help: usage on stdout, exit 0
+	badHelp bool // -h: usage on stderr, exit 22, as ab's -h
+}
+
+const compareUsage = `Usage: gb compare [options] OLD.json NEW.json [NEW2.json ...]
+Compares saved gb runs (gb --json FILE; a file may hold the K runs of --repeat K):
+one row per metric, each file's median ± its 95% confidence interval, and for
+each NEW file the change from OLD with the Mann-Whitney U test's p-value
+("~": not significant at α=0.05). When both runs saved server profiles
+(--profile), the functions whose CPU and allocation per request changed most.
+Options:
+    --max-regression METRIC=±N%  Exit 99 when a significant change of the metric's
+                       median is worse than N% (repeatable), e.g. p99=+10%, rps=-5%.
+                       Metrics: rps, p50, p90, p99, p99.9, corrected.p50 ... corrected.p99.9,
+                       errors, server.cpu, server.alloc_bytes, server.allocs, gb.cpu
+    --profile-diff-dir DIR  Write each profile diff as KIND.old.pb.gz and KIND.new.pb.gz
+                       (one subdirectory per NEW file when there are several) for
+                       go tool pprof -diff_base KIND.old.pb.gz KIND.new.pb.gz
+    --top N            Functions per direction in the profile diff (default 5; 0: none)
+    --help             Print this help
+Exit codes: 0 compared; 1 a file cannot be read; 22 usage; 99 a regression beyond a limit.
+`
+
+// compareCmd runs gb compare with args (after "compare") and returns the
+// exit code.
+func compareCmd(args []string, stdout, stderr io.Writer) int {
+	co, err := parseCompare(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "gb compare: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case co.help:
+		fmt.Fprint(stdout, compareUsage)
+		return exitOK
+	case co.badHelp:
+		fmt.Fprint(stderr, compareUsage)
+		return exitUsage
+	}
+	inputs := make([]compare.Input, len(co.files))
+	for i, f := range co.files {
+		if inputs[i], err = compare.Read(f); err != nil {
+			fmt.Fprintf(stderr, "gb compare: %v\n", err)
+			return exitFailure
+		}
+	}
+	t := compare.Compare(inputs...)
+	for _, w := range t.Warnings {
+		fmt.Fprintf(stderr, "gb compare: warning: %s\n", w)
+	}
+	if err := t.WriteText(stdout); err != nil {
+		fmt.Fprintf(stderr, "gb compare: %v\n", err)
+		return exitFailure
+	}
+	if co.top > 0 || co.diffDir != "" {
+		writeProfileDiffs(co, inputs, stdout, stderr)
+	}
+	return checkLimits(t, co.limits, stdout)
+}
+
+// writeProfileDiffs shows (and with --profile-diff-dir writes) the
+// profile diff of every NEW input against OLD. A diff that cannot be made
+// is a warning: the comparison above it stands.
+func writeProfileDiffs(co *compareOptions, inputs []compare.Input, stdout, stderr io.Writer) {
+	diffed := false
+	for i, in := range inputs[1:] {
+		diffs, err := compare.DiffProfiles(inputs[0], in)
+		if err != nil {
+			fmt.Fprintf(stderr, "gb compare: warning: no profile diff: %v\n", err)
+			continue
+		}
+		for _, d := range diffs {
+			diffed = true
+			if co.top > 0 {
+				fmt.Fprintln(stdout)
+				_ = d.WriteText(stdout, co.top)
+			}
+			if co.diffDir == "" {
+				continue
+			}
+			dir := co.diffDir
+			if len(inputs) > 2 {
+				dir = filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, strings.TrimSuffix(filepath.Base(in.Name), ".json")))
+			}
+			cmd, err := d.WriteFiles(dir)
+			if err != nil {
+				fmt.Fprintf(stderr, "gb compare: warning: --profile-diff-dir: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(stdout, "diff: %s\n", cmd)
+		}
+	}
+	if !diffed && co.diffDir != "" {
+		fmt.Fprintln(stderr, "gb compare: warning: --profile-diff-dir: no saved server profiles (cpu, allocs) in both OLD and NEW runs")
+	}
+}
+
+// checkLimits prints the verdict of every --max-regression and returns the
+// exit code: 99 when one failed.
+func checkLimits(t *compare.Table, limits []compare.Limit, stdout io.Writer) int {
+	if len(limits) == 0 {
+		return exitOK
+	}
+	verdicts, err := t.Check(limits)
+	fmt.Fprintln(stdout, "\nmax-regression:")
+	for _, v := range verdicts {
+		fmt.Fprintf(stdout, "  %s\n", v)
+	}
+	if errors.Is(err, compare.ErrRegression) {
+		return exitRegression
+	}
+	return exitOK
+}
+
+// parseCompare parses gb compare's arguments: options (--name value or
+// --name=value) anywhere before "--", files in order.
+func parseCompare(args []string) (*compareOptions, error) {
+	co := &compareOptions{top: 5}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			co.files = append(co.files, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			co.files = append(co.files, a)
+			continue
+		}
+		name, value, has := strings.Cut(a, "=")
+		arg := func() (string, error) {
+			if has {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("option %s needs a value (see gb compare --help)", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "--max-regression":
+			var v string
+			if v, err = arg(); err == nil {
+				var l compare.Limit
+				if l, err = compare.ParseLimit(v); err == nil {
+					co.limits = append(co.limits, l)
+				}
+			}
+		case "--profile-diff-dir":
+			co.diffDir, err = arg()
+			if err == nil && co.diffDir == "" {
+				err = errors.New("--profile-diff-dir needs a directory")
+			}
+		case "--top":
+			var v string
+			if v, err = arg(); err == nil {
+				if co.top, err = strconv.Atoi(v); err != nil || co.top < 0 || co.top > 1000 {
+					err = fmt.Errorf("--top %q: want a number from 0 to 1000", v)
+				}
+			}
+		case "--help":
+			co.help = true
+		case "-h":
+			co.badHelp = true
+		default:
+			err = fmt.Errorf("unknown option %q (see gb compare --help)", a)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !co.help && !co.badHelp && len(co.files) < 2 {
+		return nil, errors.New("want OLD.json and at least one NEW.json (see gb compare --help)")
+	}
+	return co, nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gb-bench/gb/internal/getopt"
+	"github.com/gb-bench/gb/internal/outfile"
+	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/stats"
+)
+
+const reportUsage = `Usage: gb report [options] FILE.json
+  Renders a saved result again: gb --json, a --repeat file (its median run),
+  or gb ramp --json. With no option it prints the text report on stdout,
+  the same bytes as the live run's report.
+Options:
+    --text          Print the text report even when files are asked for
+    --html file     Write the HTML report
+    --hgrm file     Write the latency percentile distribution (.hgrm)
+    --hlog file     Write the interval histogram log (.hlog)
+    -e file         Write ab's percentile CSV
+    --json file     Write the result as JSON (the current format version)
+`
+
+// reportOptions is gb report's command line.
+type reportOptions struct {
+	text                        bool
+	html, hgrm, hlog, csv, json string
+}
+
+var reportSpecs = []getopt.Spec[reportOptions]{
+	getopt.New(0, "text", "", "", func(o *reportOptions, _ string) error { o.text = true; return nil }),
+	getopt.New(0, "html", "file", "", func(o *reportOptions, v string) error { o.html = v; return nil }),
+	getopt.New(0, "hgrm", "file", "", func(o *reportOptions, v string) error { o.hgrm = v; return nil }),
+	getopt.New(0, "hlog", "file", "", func(o *reportOptions, v string) error { o.hlog = v; return nil }),
+	getopt.New('e', "csv", "file", "", func(o *reportOptions, v string) error { o.csv = v; return nil }),
+	getopt.New(0, "json", "file", "", func(o *reportOptions, v string) error { o.json = v; return nil }),
+}
+
+// reportCmd is gb report: a saved result rendered again.
+func reportCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
+	var ro reportOptions
+	rest, err := getopt.Parse(args, reportSpecs, &ro)
+	if err == nil && len(rest) != 1 {
+		err = getopt.Errorf(false, "want one result file (gb report --help)")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gb report: %v\n", err)
+		return exitUsage
+	}
+	b, err := os.ReadFile(rest[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "gb report: %s: %v\n", rest[0], unwrapPath(err))
+		return exitFailure
+	}
+	var probe struct {
+		By *string `json:"steps_by"`
+	}
+	_ = json.Unmarshal(b, &probe)
+	if probe.By != nil {
+		err = reportRamp(b, &ro, stdout)
+	} else {
+		err = reportRun(b, &ro, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gb report: %s: %v\n", rest[0], err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// reportRun renders a run (or the median of repeated runs).
+func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
+	rs, err := stats.ReadRuns(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	res := median(rs.Runs)
+	if ro.text || ro.html+ro.hgrm+ro.hlog+ro.csv+ro.json == "" {
+		if err := report.Text(stdout, res, report.Options{}); err != nil {
+			return err
+		}
+	}
+	return writeAll([]reportFile{
+		{"--html", ro.html, func(w io.Writer) error { return report.HTMLReport(w, res) }},
+		{"--hgrm", ro.hgrm, func(w io.Writer) error { return report.HGRM(w, res) }},
+		{"--hlog", ro.hlog, func(w io.Writer) error { return report.HLog(w, res) }},
+		{"-e", ro.csv, func(w io.Writer) error { return report.CSV(w, res) }},
+		{"--json", ro.json, func(w io.Writer) error { return report.JSON(w, res) }},
+	})
+}
+
+// reportRamp renders a ramp: its step lines and summary, or its page.
+func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
+	var rp report.Ramp
+	if err := json.Unmarshal(b, &rp); err != nil {
+		return fmt.Errorf("not a gb ramp result: %v", err)
+	}
+	if len(rp.Steps) == 0 {
+		return fmt.Errorf("a ramp with no steps")
+	}
+	if ro.hgrm+ro.hlog+ro.csv != "" {
+		return getopt.Errorf(false, "--hgrm, --hlog and -e are for one run; a ramp has --text, --html and --json")
+	}
+	if ro.text || ro.html+ro.json == "" {
+		_ = report.RampHeader(stdout, rp.By)
+		for i, s := range rp.Steps {
+			_ = report.RampStep(stdout, rp.By, i+1, s)
+		}
+		if err := report.RampSummary(stdout, &rp); err != nil {
+			return err
+		}
+	}
+	return writeAll([]reportFile{
+		{"--html", ro.html, func(w io.Writer) error { return report.HTMLRampReport(w, &rp) }},
+		{"--json", ro.json, func(w io.Writer) error { return report.RampJSON(w, &rp) }},
+	})
+}
+
+// reportFile is one output file: its flag, its path ("" = not asked for)
+// and its renderer.
+type reportFile struct {
+	flag, path string
+	write      func(io.Writer) error
+}
+
+// writeAll checks, then writes, the files asked for.
+func writeAll(files []reportFile) error {
+	for _, f := range files {
+		if f.path == "" {
+			continue
+		}
+		if err := outfile.Write(f.path, 0o600, f.write); err != nil {
+			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package compare
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// Input is one file of a comparison: one or more runs of one
+// configuration.
+type Input struct {
+	Name string          // how the table names it: the file name as given
+	Path string          // where it was read from ("" when built in memory)
+	Runs []*stats.Result // at least one
+}
+
+// Read reads the gb result file at path: a single run (`gb --json`) or
+// several (stats.Runs). The error names the file.
+func Read(path string) (Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Input{}, err
+	}
+	defer f.Close()
+	rs, err := stats.ReadRuns(f)
+	if err != nil {
+		return Input{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return Input{Name: path, Path: path, Runs: rs.Runs}, nil
+}
+
+// dir is the directory of the file the input came from, where relative
+// profile paths are also looked for.
+func (in Input) dir() string {
+	if in.Path == "" {
+		return "."
+	}
+	return filepath.Dir(in.Path)
+}
+
+// mismatch describes how the configuration of run b differs from a's in
+// what makes runs comparable: target, method, concurrency and mode; ""
+// when it does not.
+func mismatch(a, b *stats.Result) string {
+	var d []string
+	add := func(what, x, y string) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s (%s vs %s)", what, x, y))
+		}
+	}
+	add("target", a.Target.URL, b.Target.URL)
+	add("method", a.Target.Method, b.Target.Method)
+	add("concurrency", fmt.Sprint(a.Target.Concurrency), fmt.Sprint(b.Target.Concurrency))
+	add("mode", mode(a), mode(b))
+	return strings.Join(d, ", ")
+}
+
+// mode names how the load was offered.
+func mode(r *stats.Result) string {
+	m := "closed loop"
+	if r.Target.Rate > 0 {
+		m = fmt.Sprintf("rate %g/s", r.Target.Rate)
+	}
+	if r.Target.Pipeline > 1 {
+		m += fmt.Sprintf(", pipeline %d", r.Target.Pipeline)
+	}
+	return m
+}
