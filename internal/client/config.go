@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,17 +40,15 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
-	Pipeline int // requests per batch with load's Pipeline; 0 or 1 = none
-
-	// Dialer, when set, opens every connection instead of a net.Dialer
-	// built from the fields above (the event-loop engine sets an
-	// evloop.Dialer). nil = net.Dialer with Timeout, LocalAddr and SockBuf.
+	// Dialer, when set, opens every connection instead of the default:
+	// an evloop.Dialer when the context given to NewFast carries an event
+	// loop task (load's event-loop engine), else a net.Dialer, both with
+	// the connect timeout, LocalAddr and SockBuf.
 	Dialer ContextDialer
 
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
-	batchOnce  sync.Once
-	batchBytes []byte
+	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far
 }
 
 func (c *Config) timeout() time.Duration {
@@ -172,11 +171,15 @@ func tlsVersionName(v uint16) string {
 	return tls.VersionName(v)
 }
 
-// UseLoops makes every connection an evloop.Conn, dialed on the task that
-// the dial's context carries (load's event-loop engine). It ignores
-// ConnectTimeout's finer phases: connect timeouts apply, the other phase
-// limits need the goroutine engine.
-func (c *Config) UseLoops() {
-	local, _ := c.LocalAddr.(*net.TCPAddr)
-	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+// dialer returns the dialer for a Fast whose dials use ctx: Dialer when
+// set, else one for the engine ctx belongs to (see Dialer).
+func (c *Config) dialer(ctx context.Context) ContextDialer {
+	switch {
+	case c.Dialer != nil:
+		return c.Dialer
+	case evloop.FromContext(ctx) != nil:
+		local, _ := c.LocalAddr.(*net.TCPAddr)
+		return &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+	}
+	return &net.Dialer{Timeout: c.connectTimeout(), LocalAddr: c.LocalAddr, Control: c.control()}
 }

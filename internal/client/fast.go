@@ -39,13 +39,13 @@ var _ load.Conn = (*Fast)(nil)
 type connRef struct{ nc net.Conn }
 
 // NewFast returns a client for one worker. ctx ends dials and handshakes
-// when the run stops. The connection is opened by the first Do.
+// when the run stops; when it carries an event-loop task
+// (evloop.WithTask, as load's event-loop engine gives), the client dials
+// and does all its I/O on that task (unless cfg.Dialer is set). The
+// connection is opened by the first Do.
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
-	f.dialer = cfg.Dialer
-	if f.dialer == nil {
-		f.dialer = &net.Dialer{Timeout: cfg.connectTimeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
-	}
+	f.dialer = cfg.dialer(ctx)
 	f.idle.f = f
 	return f
 }

@@ -10,14 +10,31 @@ import (
 
 var _ load.Batcher = (*Fast)(nil)
 
+// MaxBatchBytes bounds one pipelined write in bytes: a batch whose
+// requests take more is sent as several writes of at most this many bytes
+// (at least one request each), each one's responses read before the next
+// is written. All workers share one buffer of at most this size.
+const MaxBatchBytes = 1 << 20
+
 // DoBatch sends len(xs) requests in one write on one connection
-// (HTTP/1.1 pipelining) and reads their responses in order; see
-// load.Batcher. Every exchange starts at the batch's start. When the
-// server closes the connection after answering only some (Connection:
-// close, as nginx does at keepalive_requests), the unanswered ones are
-// sent again on a new connection and marked as retried. A batch that meets
-// the keep-alive close race before any response byte is sent again once.
+// (HTTP/1.1 pipelining; several writes beyond MaxBatchBytes) and reads
+// their responses in order; see load.Batcher. Every exchange starts at its
+// write's start. When the server closes the connection after answering
+// only some with Connection: close (as nginx does at keepalive_requests),
+// the unanswered ones are sent again on a new connection and marked as
+// retried; when it closes without a word, only idempotent requests are
+// sent again. A batch that meets the keep-alive close race before any
+// response byte is sent again once, if idempotent.
 func (f *Fast) DoBatch(xs []load.Exchange, outs []stats.Outcome) {
+	d := f.cfg.batchDepth(len(xs))
+	for i := 0; i < len(xs); i += d {
+		j := min(i+d, len(xs))
+		f.doBatch(xs[i:j], outs[i:j])
+	}
+}
+
+// doBatch is DoBatch for a batch that fits one write.
+func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
 	start := time.Now()
 	for i := range xs {
 		xs[i].Start = start
@@ -104,11 +121,25 @@ func fill(outs []stats.Outcome, o stats.Outcome) {
 	}
 }
 
-// batch returns the wire bytes of n pipelined requests, built on first
-// use for the largest batch (Pipeline copies of Request).
+// batchDepth is how many of n requests one write may carry: all of them
+// when they fit MaxBatchBytes, else as many as fit, at least one.
+func (c *Config) batchDepth(n int) int {
+	return max(1, min(n, MaxBatchBytes/max(len(c.Request), 1)))
+}
+
+// batch returns the wire bytes of n pipelined requests (n at most
+// batchDepth's), from a buffer shared by all workers that grows to the
+// deepest batch asked for: after that it costs no allocation.
 func (c *Config) batch(n int) []byte {
-	c.batchOnce.Do(func() {
-		c.batchBytes = bytes.Repeat(c.Request, max(c.Pipeline, 1))
-	})
-	return c.batchBytes[:n*len(c.Request)]
+	need := n * len(c.Request)
+	for {
+		old := c.batchBytes.Load()
+		if old != nil && len(*old) >= need {
+			return (*old)[:need]
+		}
+		b := bytes.Repeat(c.Request, n)
+		if c.batchBytes.CompareAndSwap(old, &b) {
+			return b
+		}
+	}
 }

@@ -20,6 +20,10 @@ type Conn interface {
 	Close() bool
 }
 
+// MaxPipeline is the deepest pipelining a run accepts (Config.Pipeline):
+// each worker holds one Exchange per request of its batch.
+const MaxPipeline = 1024
+
 // Batcher is a Conn that can pipeline: send several requests at once and
 // read their responses in order (HTTP/1.1 pipelining).
 type Batcher interface {

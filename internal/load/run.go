@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,8 @@ type Config struct {
 	Pacer pace.Pacer
 	// Pipeline, when above 1, makes each worker send this many requests at
 	// once on its connection (HTTP/1.1 pipelining; the Conn must be a
-	// Batcher). Closed loop only.
+	// Batcher), never more than the request budget. At most MaxPipeline.
+	// Closed loop only.
 	Pipeline int
 	// MaxConnectFailures stops the run (StopError) when this many connect
 	// failures happen before any connection succeeds; 0 = 10, as ab.
@@ -90,6 +92,9 @@ func New(cfg Config) (*Run, error) {
 	}
 	if cfg.Pipeline > 1 && cfg.Pacer != nil {
 		return nil, errors.New("load: pipelining is closed-loop only")
+	}
+	if cfg.Pipeline > MaxPipeline {
+		return nil, fmt.Errorf("load: pipeline depth %d is above the maximum, %d", cfg.Pipeline, MaxPipeline)
 	}
 	if cfg.Loops > 0 && cfg.KeepOpen {
 		return nil, errors.New("load: the event loops do not keep connections open")

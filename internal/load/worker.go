@@ -81,6 +81,9 @@ func (w *worker) finish() {
 func (w *worker) loopBatch(b Batcher) {
 	r := w.run
 	p := r.cfg.Pipeline
+	if n := r.cfg.Requests; n > 0 {
+		p = int(min(int64(p), n)) // a batch is never deeper than the budget
+	}
 	xs, outs := make([]Exchange, p), make([]stats.Outcome, p)
 	for !r.stopped.Load() {
 		k := p
