@@ -151,6 +151,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 		f.rd.Reset(nc)
 	}
 	x.Connected = time.Now()
+	x.Ready() // opened now, however long the exchange takes
 	return stats.OK, true
 }
 

@@ -321,3 +321,18 @@ func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestUnreadBodyIsWriteTimeout: a server that never reads a 32 MiB body:
+// the request times out while it is written, and says so.
+func TestUnreadBodyIsWriteTimeout(t *testing.T) {
+	addr := serveConns(t, func(c net.Conn) { time.Sleep(5 * time.Second) })
+	req := h1.Request{Method: "POST", Host: addr, Body: make([]byte, 32<<20)}
+	newCfg := func() *Config {
+		return &Config{Addr: addr, Request: req.Append(nil), Timeout: 300 * time.Millisecond}
+	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		if x, o := do(f); o != stats.FailWrite || x.Err != errWriteTimeout {
+			t.Errorf("outcome %v (%v), want failed.write ", o, x.Err)
+		}
+	})
+}

@@ -146,7 +146,11 @@ func (r *Run) Stop(reason string, err error) {
 // result. base supplies what the engine does not know (Target, Command,
 // ...). Run must be called once. Cancelling ctx stops the run as a signal.
 func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	// The Conns' context ends only through Stop, after the run is marked
+	// stopped: a dial or handshake it cuts short is then aborted, never
+	// failed.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	r.shards = stats.NewShards(4 * runtime.GOMAXPROCS(0))
 	hint := 0
@@ -173,7 +177,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	}
 	base.Start = time.Now()
 	r.start = base.Start
-	stopWatch := context.AfterFunc(ctx, func() { r.Stop(stats.StopSignal, nil) })
+	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Duration > 0 {
 		t := time.AfterFunc(r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })

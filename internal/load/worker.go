@@ -46,7 +46,7 @@ func (w *worker) loop() {
 			}
 		}
 		w.dispatched++
-		x.reset()
+		x.reset(w)
 		x.Intended = due
 		o := w.record(&x, w.conn.Do(&x))
 		if r.cfg.Observe != nil {
@@ -61,7 +61,15 @@ func (w *worker) loop() {
 func (w *worker) afterConnect(x *Exchange, o stats.Outcome) {
 	if isConnectFailure(o) {
 		w.connectFailed(x)
-	} else if !w.connected {
+	} else {
+		w.markConnected()
+	}
+}
+
+// markConnected notes that this worker got a connection (Exchange.Ready,
+// or a request that got past connecting).
+func (w *worker) markConnected() {
+	if !w.connected {
 		w.connected = true
 		w.run.opened.Add(1)
 	}
@@ -96,7 +104,7 @@ func (w *worker) loopBatch(b Batcher) {
 		}
 		w.dispatched += int64(k)
 		for i := range xs[:k] {
-			xs[i].reset()
+			xs[i].reset(w)
 		}
 		b.DoBatch(xs[:k], outs[:k])
 		for i := range xs[:k] {
@@ -132,10 +140,8 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if o.Failed() && x.Err != nil {
 		rec.Error(errorKey(x.Err))
 	}
-	if x.Status != 0 {
+	if o.Responded() { // a status whose response then failed is not counted
 		rec.Status(x.Status)
-	}
-	if o.Responded() {
 		w.response(x)
 	}
 	rec.End(o)
