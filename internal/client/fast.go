@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gb-bench/gb/internal/evloop"
@@ -30,6 +31,11 @@ type Fast struct {
 	stop    atomic.Bool
 	live    atomic.Pointer[connRef] // the open connection, for Interrupt
 	pending int                     // pipelined responses still due after the one being read
+
+	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn, for unsolicited; nil until needed
+	peekFn  func(uintptr) bool // f.peek, bound once
+	peekBuf [1]byte
+	peeked  bool
 }
 
 var _ load.Conn = (*Fast)(nil)
@@ -142,7 +148,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 		f.noteTLS(tc)
 		nc = tc
 	}
-	f.nc, f.armed = nc, time.Time{}
+	f.nc, f.armed, f.raw = nc, time.Time{}, nil
 	f.live.Store(&connRef{nc})
 	if f.cfg.IdleTimeout > 0 {
 		f.idle.Conn = nc

@@ -2,8 +2,11 @@ package client
 
 import (
 	"bytes"
+	"errors"
+	"net"
 	"time"
 
+	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 )
@@ -61,10 +64,13 @@ func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
 // go again on a new connection.
 func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry *bool) (int, bool) {
 	x0 := &xs[0]
+	if f.nc != nil && f.unsolicited() {
+		f.drop(x0) // bytes that no request asked for: not a connection to reuse
+	}
 	reused := f.nc != nil
 	if !reused {
 		if o, ok := f.connect(x0); !ok {
-			fill(outs, o)
+			fill(xs, outs, o, x0.Err)
 			return len(xs), false
 		}
 	} else {
@@ -83,7 +89,7 @@ func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry
 			*staleRetry = false
 			return 0, true
 		}
-		fill(outs, o)
+		fill(xs, outs, o, x0.Err)
 		return len(xs), false
 	}
 	return f.readBatch(xs, outs, reused, staleRetry)
@@ -104,21 +110,85 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 			*staleRetry = false
 			return 0, true
 		case i > 0 && !o.Responded() && !f.rd.Started() && isPeerGone(xs[i].Err):
-			return i, true // closed silently after answering some: resend the rest
+			if f.cfg.Idempotent {
+				return i, true // closed silently after answering some: resend the rest
+			}
+			// The server may have processed them: never resent (RFC 9110 §9.2.2).
+			fill(xs[i:], outs[i:], stats.FailStaleConn, xs[i].Err)
+			return len(xs), false
 		case !o.Responded():
-			fill(outs[i+1:], o) // sent, never answered: the connection failed under them
+			fill(xs[i+1:], outs[i+1:], o, xs[i].Err) // sent, never answered: the connection failed under them
 			return len(xs), false
 		case f.nc == nil && i+1 < len(xs):
 			return i + 1, true // the server closed after this response
 		}
 	}
+	f.extraResponses(xs, outs)
 	return len(xs), false
 }
 
-func fill(outs []stats.Outcome, o stats.Outcome) {
+// errUnsolicited is the error of the pipelined responses that cannot be
+// told apart from extra ones the server sent.
+var errUnsolicited = errors.New("more response bytes than requests (the server answered a request twice?)")
+
+// extraResponses checks, once a batch's responses are read, whether the
+// server sent more: then the responses after the first cannot be matched
+// to their requests (a server that answers each request twice sends the
+// batch's responses for its first half), so they fail as protocol errors
+// and the connection is dropped. The first response is the first
+// request's, as with -k.
+func (f *Fast) extraResponses(xs []load.Exchange, outs []stats.Outcome) {
+	last := &xs[len(xs)-1]
+	if len(xs) < 2 || !outs[len(xs)-1].Responded() || !f.unsolicited() {
+		return
+	}
+	for i := 1; i < len(xs); i++ {
+		if outs[i].Responded() {
+			outs[i], xs[i].Err, xs[i].KeepAlive = stats.FailProtocol, errUnsolicited, false
+		}
+	}
+	f.drop(last)
+}
+
+// fill ends every exchange of xs with outcome o and error err, so each
+// failed request of a batch counts in the error tallies.
+func fill(xs []load.Exchange, outs []stats.Outcome, o stats.Outcome, err error) {
+	now := time.Now()
 	for i := range outs {
 		outs[i] = o
+		xs[i].Err = err
+		if xs[i].Done.IsZero() {
+			xs[i].Done = now
+		}
 	}
+}
+
+// unsolicited reports whether the server sent bytes that no request asked
+// for: input already buffered, or waiting in the socket of the open
+// connection (one recv(MSG_PEEK); over TLS only buffered input is seen).
+func (f *Fast) unsolicited() bool {
+	if f.rd.Buffered() > 0 {
+		return true
+	}
+	switch c := f.nc.(type) { // nil after a drop: nothing more to see
+	case *evloop.Conn:
+		return c.Pending()
+	case *net.TCPConn:
+		if f.raw == nil {
+			raw, err := c.SyscallConn()
+			if err != nil {
+				return false
+			}
+			f.raw = raw
+		}
+		if f.peekFn == nil {
+			f.peekFn = f.peek
+		}
+		f.peeked = false
+		_ = f.raw.Read(f.peekFn)
+		return f.peeked
+	}
+	return false
 }
 
 // batchDepth is how many of n requests one write may carry: all of them
