@@ -1,79 +1,46 @@
 package client
 
 import (
-	"bufio"
 	"io"
 	"net"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/probe"
 	"github.com/gb-bench/gb/stats"
 )
 
-// countServer reads requests (header and Content-Length body) one at a
-// time on each connection, counts them, and lets answer reply to the i-th
-// request of the connection (from 0); answer returns false to close the
-// connection at once, without reading on.
+// countServer reads requests one at a time on each connection, counts
+// them, and lets answer reply to the i-th request of the connection (from
+// 0); answer returns false to close the connection at once.
 type countServer struct {
-	addr   string
-	reads  atomic.Int64
-	active atomic.Int64 // connections being served
-}
-
-// settled waits until the server has no connection left (the client
-// closed them all, so every request sent has been read or lost) and
-// returns how many requests it read.
-func (s *countServer) settled(t *testing.T) int64 {
-	for deadline := time.Now().Add(time.Minute); s.active.Load() > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("server still has %d connections a minute after the client closed", s.active.Load())
-		}
-	}
-	return s.reads.Load()
+	*probe.Server
+	addr string
 }
 
 func newCountServer(t *testing.T, answer func(c net.Conn, i int) bool) *countServer {
-	s := &countServer{}
-	s.addr = serveConns(t, func(c net.Conn) {
-		s.active.Add(1)
-		defer s.active.Add(-1)
-		br := bufio.NewReaderSize(c, 64<<10)
-		for i := 0; readRequest(br); i++ {
-			s.reads.Add(1)
-			if !answer(c, i) {
-				return
-			}
+	srv, err := probe.Start(func(c *probe.Conn) {
+		for c.ReadRequest() && answer(c, c.N-1) {
 		}
 	})
-	return s
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return &countServer{srv, srv.Addr()}
 }
 
-// readRequest reads one request's header section and body; false at EOF.
-func readRequest(br *bufio.Reader) bool {
-	length := 0
-	for {
-		line, err := br.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			_, err = br.ReadSlice('\n') // a long header line
-		}
-		if err != nil {
-			return false
-		}
-		s := strings.TrimSpace(string(line))
-		if s == "" {
-			break
-		}
-		if name, v, ok := strings.Cut(s, ":"); ok && strings.EqualFold(name, "content-length") {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
+// settled waits until the client closed every connection and returns how
+// many requests the server read.
+func (s *countServer) settled(t *testing.T) int64 {
+	n, err := s.Settle(time.Minute)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err := br.Discard(length)
-	return err == nil
+	return n
 }
 
 const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -153,10 +120,10 @@ func TestPipelinedPostNeverResent(t *testing.T) {
 			}
 			f.Close()
 			if method == "POST" && (ok != 20 || stale != 20 || retried != 0 || srv.settled(t) != 40) {
-				t.Errorf("POST: ok %d stale %d retried %d, server read %d; want 20, 20, 0, 40", ok, stale, retried, srv.reads.Load())
+				t.Errorf("POST: ok %d stale %d retried %d, server read %d; want 20, 20, 0, 40", ok, stale, retried, srv.Reads())
 			}
 			if method == "GET" && (ok != 40 || retried == 0 || srv.settled(t) != int64(40+retried)) {
-				t.Errorf("GET: ok %d retried %d, server read %d; want 40, some, 40 + retried", ok, retried, srv.reads.Load())
+				t.Errorf("GET: ok %d retried %d, server read %d; want 40, some, 40 + retried", ok, retried, srv.Reads())
 			}
 		})
 	}
@@ -182,7 +149,7 @@ func TestPipelineExtraResponsesDetected(t *testing.T) {
 		return &Config{Addr: srv.addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true, Timeout: 5 * time.Second}
 	}
 	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
-		before := srv.reads.Load()
+		before := srv.Reads()
 		var ok, protocol int
 		for range 50 {
 			xs, outs := batch(f, 8)
@@ -211,11 +178,11 @@ func TestPipelineExtraResponsesDetected(t *testing.T) {
 // TestPipelineFailuresAllCounted: every request of a batch that fails
 // carries the error, so the errors tally counts each one.
 func TestPipelineFailuresAllCounted(t *testing.T) {
-	addr := serveConns(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		readRequest(br)
+	srv := newCountServer(t, func(c net.Conn, _ int) bool {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort") // then the close
+		return false
 	})
+	addr := srv.addr
 	req := h1.Request{Host: addr}
 	newCfg := func() *Config {
 		return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true, Timeout: 5 * time.Second}
