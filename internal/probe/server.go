@@ -26,6 +26,7 @@ type Script func(c *Conn)
 type Server struct {
 	ln     net.Listener
 	script Script
+	accept int // connections to accept; 0 = all
 	reads  atomic.Int64 // requests read, on every connection
 	active atomic.Int64 // connections whose script has not returned
 }
@@ -42,7 +43,7 @@ func Start(script Script) (*Server, error) {
 }
 
 func (s *Server) serve() {
-	for {
+	for n := 1; s.accept == 0 || n <= s.accept; n++ {
 		nc, err := s.ln.Accept()
 		if err != nil {
 			return
