@@ -170,13 +170,11 @@ func engines() map[string]int {
 }
 
 func TestHostileServers(t *testing.T) {
-	for name, loops := range engines() {
-		t.Run(name, func(t *testing.T) {
-			for _, h := range hostiles {
-				t.Run(h.name, func(t *testing.T) { probeOne(t, h, loops) })
-			}
-		})
-	}
+	forEachEngine(t, func(t *testing.T, loops int) {
+		for _, h := range hostiles {
+			t.Run(h.name, func(t *testing.T) { probeOne(t, h, loops) })
+		}
+	})
 }
 
 // probeOne runs 4 requests on 2 connections against h's server.
@@ -196,12 +194,7 @@ func probeOne(t *testing.T, h hostile, loops int) {
 	cc := &client.Config{Addr: srv.Addr(), Request: req.Append(nil), KeepAlive: true,
 		Idempotent: h.method == "", Timeout: timeout}
 	before := allocated()
-	r, err := load.New(load.Config{Concurrency: 2, Requests: 4, Duration: time.Minute, Loops: loops, Pipeline: h.pipeline,
-		NewConn: func(ctx context.Context) load.Conn { return client.NewFast(ctx, cc) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Run(context.Background(), stats.Result{})
+	res := run(t, context.Background(), cc, load.Config{Concurrency: 2, Requests: 4, Duration: time.Minute, Loops: loops, Pipeline: h.pipeline})
 	grown := allocated() - before
 	reads, err := srv.Settle(time.Minute)
 	if err != nil {
@@ -272,4 +265,23 @@ func allocated() int64 {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
+}
+
+// run drives cfg's load with a client.Fast per worker built from cc, until
+// the run ends or ctx is cancelled.
+func run(t *testing.T, ctx context.Context, cc *client.Config, cfg load.Config) *stats.Result {
+	t.Helper()
+	cfg.NewConn = func(ctx context.Context) load.Conn { return client.NewFast(ctx, cc) }
+	r, err := load.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Run(ctx, stats.Result{})
+}
+
+// forEachEngine runs fn as a subtest per engine with its Loops value.
+func forEachEngine(t *testing.T, fn func(t *testing.T, loops int)) {
+	for name, loops := range engines() {
+		t.Run(name, func(t *testing.T) { fn(t, loops) })
+	}
 }

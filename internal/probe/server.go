@@ -26,7 +26,7 @@ type Script func(c *Conn)
 type Server struct {
 	ln     net.Listener
 	script Script
-	accept int // connections to accept; 0 = all
+	accept int          // connections to accept; 0 = all
 	reads  atomic.Int64 // requests read, on every connection
 	active atomic.Int64 // connections whose script has not returned
 }
