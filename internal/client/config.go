@@ -40,12 +40,6 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
-	// Dialer, when set, opens every connection instead of the default:
-	// an evloop.Dialer when the context given to NewFast carries an event
-	// loop task (load's event-loop engine), else a net.Dialer, both with
-	// the connect timeout, LocalAddr and SockBuf.
-	Dialer ContextDialer
-
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
 	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far
@@ -90,7 +84,7 @@ func (c *Config) control() func(network, address string, rc syscall.RawConn) err
 	}
 }
 
-// ContextDialer opens connections; *net.Dialer is one.
+// ContextDialer opens connections: *net.Dialer and *evloop.Dialer.
 type ContextDialer interface {
 	DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
@@ -171,13 +165,12 @@ func tlsVersionName(v uint16) string {
 	return tls.VersionName(v)
 }
 
-// dialer returns the dialer for a Fast whose dials use ctx: Dialer when
-// set, else one for the engine ctx belongs to (see Dialer).
+// dialer returns the dialer for a Fast whose dials use ctx, with the
+// connect timeout, LocalAddr and SockBuf: an evloop.Dialer when ctx
+// carries an event-loop task (load's event-loop engine), else a
+// net.Dialer. The engine is chosen in one place, load.Config.Loops.
 func (c *Config) dialer(ctx context.Context) ContextDialer {
-	switch {
-	case c.Dialer != nil:
-		return c.Dialer
-	case evloop.FromContext(ctx) != nil:
+	if evloop.FromContext(ctx) != nil {
 		local, _ := c.LocalAddr.(*net.TCPAddr)
 		return &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
 	}

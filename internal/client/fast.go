@@ -47,8 +47,8 @@ type connRef struct{ nc net.Conn }
 // NewFast returns a client for one worker. ctx ends dials and handshakes
 // when the run stops; when it carries an event-loop task
 // (evloop.WithTask, as load's event-loop engine gives), the client dials
-// and does all its I/O on that task (unless cfg.Dialer is set). The
-// connection is opened by the first Do.
+// and does all its I/O on that task. The connection is opened by the
+// first Do.
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
 	f.dialer = cfg.dialer(ctx)
