@@ -64,9 +64,6 @@ func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
 // go again on a new connection.
 func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry *bool) (int, bool) {
 	x0 := &xs[0]
-	if f.nc != nil && f.unsolicited() {
-		f.drop(x0) // bytes that no request asked for: not a connection to reuse
-	}
 	reused := f.nc != nil
 	if !reused {
 		if o, ok := f.connect(x0); !ok {
