@@ -196,3 +196,22 @@ func TestPipelineFailuresAllCounted(t *testing.T) {
 		}
 	})
 }
+
+func TestZeroAllocationsPerPipelinedBatch(t *testing.T) {
+	addr := rawServer(t, okResponse)
+	req := h1.Request{Host: addr}
+	newCfg := func() *Config { return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true} }
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		xs, outs := batch(f, 8) // connect and grow the shared batch outside the measurement
+		allocs := testing.AllocsPerRun(100, func() {
+			clear(xs)
+			f.DoBatch(xs, outs)
+			if outs[7] != stats.OK {
+				t.Fatalf("outcome %v: %v", outs[7], xs[7].Err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%.1f allocations per batch, want 0", allocs)
+		}
+	})
+}
