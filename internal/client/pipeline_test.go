@@ -200,7 +200,9 @@ func TestPipelineFailuresAllCounted(t *testing.T) {
 func TestZeroAllocationsPerPipelinedBatch(t *testing.T) {
 	addr := rawServer(t, okResponse)
 	req := h1.Request{Host: addr}
-	newCfg := func() *Config { return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true} }
+	newCfg := func() *Config {
+		return &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true, Idempotent: true}
+	}
 	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
 		xs, outs := batch(f, 8) // connect and grow the shared batch outside the measurement
 		allocs := testing.AllocsPerRun(100, func() {
