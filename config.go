@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/pace"
 )
 
@@ -45,7 +46,8 @@ type Config struct {
 
 	// Pipeline, above 1, sends this many requests at once on each
 	// connection (HTTP/1.1 pipelining; implies KeepAlive; closed loop
-	// only). 0 or 1 = one at a time.
+	// only; at most 1024, and never deeper than Requests). 0 or 1 = one
+	// at a time.
 	Pipeline int
 
 	Timeout          time.Duration // deadline of connect, handshake and each request; 0 = 30 s (ab's -s)
@@ -162,6 +164,9 @@ func (c *Config) check() error {
 	}
 	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
 		return configErr(false, "invalid rate %d/%v", c.Rate.Freq, c.Rate.Per)
+	}
+	if c.Pipeline > load.MaxPipeline {
+		return configErr(false, "--pipeline %d is above the maximum depth, %d", c.Pipeline, load.MaxPipeline)
 	}
 	if c.Pipeline > 1 && c.Rate.Freq > 0 {
 		return configErr(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")

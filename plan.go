@@ -263,7 +263,6 @@ func (p *Plan) clientConfig() (*client.Config, error) {
 		Timeout:    cfg.Timeout,
 		SockBuf:    cfg.SockBuf,
 		BufferSize: bufferSize(cfg.concurrency()),
-		Pipeline:   cfg.Pipeline,
 
 		ConnectTimeout:   cfg.ConnectTimeout,
 		FirstByteTimeout: cfg.FirstByteTimeout,
@@ -314,8 +313,7 @@ func (p *Plan) chooseEngine() error {
 	case err != nil:
 		return configErr(false, "--engine=loop cannot run on this system (%v); use --engine=goroutine", err)
 	}
-	p.loops = p.cpus()
-	p.client.UseLoops()
+	p.loops = p.cpus() // the clients dial on a loop when their context carries its task
 	return nil
 }
 

@@ -144,6 +144,9 @@ func TestManners(t *testing.T) {
 	if code, _, errs := inProcess("--json", "-", "-g", "-", "http://127.0.0.1:1/"); code != 22 || !strings.Contains(errs, "-g and --json both write to -") {
 		t.Errorf("--json - -g -: exit %d, stderr %q", code, errs)
 	}
+	if code, _, errs := inProcess("--pipeline", "100000000", "-n", "10", "http://127.0.0.1:1/"); code != 22 || !strings.Contains(errs, "above the maximum depth, 1024") {
+		t.Errorf("--pipeline 1e8: exit %d, stderr %q", code, errs)
+	}
 	f := filepath.Join(t.TempDir(), "x")
 	if code, _, errs := inProcess("-e", f, "--json", f, "http://127.0.0.1:1/"); code != 22 || !strings.Contains(errs, "both write to") {
 		t.Errorf("-e x --json x: exit %d, stderr %q", code, errs)

@@ -21,10 +21,15 @@ func (f *Fast) failWrite(x *load.Exchange, err error, reused bool) (stats.Outcom
 		return f.stale()
 	}
 	if isTimeout(err) {
-		return f.timeout(stats.TimeoutFirstByte), false
+		x.Err = errWriteTimeout
+		return f.timeout(stats.FailWrite), false
 	}
 	return stats.FailWrite, false
 }
+
+// errWriteTimeout is the error of a request whose write did not finish
+// in time: the server stopped reading it (a large body it never reads).
+var errWriteTimeout = errors.New("request write timed out (the server stopped reading it)")
 
 // failRead classifies a failed response read by how far the response got.
 func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome, bool) {

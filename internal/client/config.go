@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,17 +40,9 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
-	Pipeline int // requests per batch with load's Pipeline; 0 or 1 = none
-
-	// Dialer, when set, opens every connection instead of a net.Dialer
-	// built from the fields above (the event-loop engine sets an
-	// evloop.Dialer). nil = net.Dialer with Timeout, LocalAddr and SockBuf.
-	Dialer ContextDialer
-
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
-	batchOnce  sync.Once
-	batchBytes []byte
+	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far
 }
 
 func (c *Config) timeout() time.Duration {
@@ -91,7 +84,7 @@ func (c *Config) control() func(network, address string, rc syscall.RawConn) err
 	}
 }
 
-// ContextDialer opens connections; *net.Dialer is one.
+// ContextDialer opens connections: *net.Dialer and *evloop.Dialer.
 type ContextDialer interface {
 	DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
@@ -172,11 +165,14 @@ func tlsVersionName(v uint16) string {
 	return tls.VersionName(v)
 }
 
-// UseLoops makes every connection an evloop.Conn, dialed on the task that
-// the dial's context carries (load's event-loop engine). It ignores
-// ConnectTimeout's finer phases: connect timeouts apply, the other phase
-// limits need the goroutine engine.
-func (c *Config) UseLoops() {
-	local, _ := c.LocalAddr.(*net.TCPAddr)
-	c.Dialer = &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+// dialer returns the dialer for a Fast whose dials use ctx, with the
+// connect timeout, LocalAddr and SockBuf: an evloop.Dialer when ctx
+// carries an event-loop task (load's event-loop engine), else a
+// net.Dialer. The engine is chosen in one place, load.Config.Loops.
+func (c *Config) dialer(ctx context.Context) ContextDialer {
+	if evloop.FromContext(ctx) != nil {
+		local, _ := c.LocalAddr.(*net.TCPAddr)
+		return &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+	}
+	return &net.Dialer{Timeout: c.connectTimeout(), LocalAddr: c.LocalAddr, Control: c.control()}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gb-bench/gb/internal/evloop"
@@ -30,6 +31,11 @@ type Fast struct {
 	stop    atomic.Bool
 	live    atomic.Pointer[connRef] // the open connection, for Interrupt
 	pending int                     // pipelined responses still due after the one being read
+
+	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn, for unsolicited; nil until needed
+	peekFn  func(uintptr) bool // f.peek, bound once
+	peekBuf [1]byte
+	peeked  bool
 }
 
 var _ load.Conn = (*Fast)(nil)
@@ -39,13 +45,13 @@ var _ load.Conn = (*Fast)(nil)
 type connRef struct{ nc net.Conn }
 
 // NewFast returns a client for one worker. ctx ends dials and handshakes
-// when the run stops. The connection is opened by the first Do.
+// when the run stops; when it carries an event-loop task
+// (evloop.WithTask, as load's event-loop engine gives), the client dials
+// and does all its I/O on that task. The connection is opened by the
+// first Do.
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
-	f.dialer = cfg.Dialer
-	if f.dialer == nil {
-		f.dialer = &net.Dialer{Timeout: cfg.connectTimeout(), LocalAddr: cfg.LocalAddr, Control: cfg.control()}
-	}
+	f.dialer = cfg.dialer(ctx)
 	f.idle.f = f
 	return f
 }
@@ -142,7 +148,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 		f.noteTLS(tc)
 		nc = tc
 	}
-	f.nc, f.armed = nc, time.Time{}
+	f.nc, f.armed, f.raw = nc, time.Time{}, nil
 	f.live.Store(&connRef{nc})
 	if f.cfg.IdleTimeout > 0 {
 		f.idle.Conn = nc
@@ -151,6 +157,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 		f.rd.Reset(nc)
 	}
 	x.Connected = time.Now()
+	x.Ready() // opened now, however long the exchange takes
 	return stats.OK, true
 }
 

@@ -153,6 +153,25 @@ func TestConnectRefused(t *testing.T) {
 // staleServer answers each request and then closes the connection without
 // saying so, so every reuse meets the keep-alive close race.
 func staleServer(t *testing.T) string {
+	return serveConns(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
+	})
+}
+
+// serveConns listens on a free loopback port and runs handle on each
+// connection in its own goroutine, closing the connection after it.
+func serveConns(t testing.TB, handle func(c net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -166,18 +185,7 @@ func staleServer(t *testing.T) string {
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-				time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
+				handle(c)
 			}()
 		}
 	}()
@@ -272,43 +280,28 @@ func TestTLSHandshakeTimesOut(t *testing.T) {
 // rawServer answers every request on a connection with the same bytes,
 // allocating nothing per request, so AllocsPerRun measures the client.
 func rawServer(t testing.TB, response string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	resp := []byte(response)
-	go func() {
+	return serveConns(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		n := 0
 		for {
-			c, err := ln.Accept()
+			k, err := c.Read(buf[n:])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				n := 0
-				for {
-					k, err := c.Read(buf[n:])
-					if err != nil {
-						return
-					}
-					n += k
-					for {
-						i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
-						if i < 0 {
-							break
-						}
-						n = copy(buf, buf[i+4:n])
-						if _, err := c.Write(resp); err != nil {
-							return
-						}
-					}
+			n += k
+			for {
+				i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+				if i < 0 {
+					break
 				}
-			}()
+				n = copy(buf, buf[i+4:n])
+				if _, err := c.Write(resp); err != nil {
+					return
+				}
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
@@ -325,6 +318,21 @@ func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%.1f allocations per request, want 0", allocs)
+		}
+	})
+}
+
+// TestUnreadBodyIsWriteTimeout: a server that never reads a 32 MiB body:
+// the request times out while it is written, and says so.
+func TestUnreadBodyIsWriteTimeout(t *testing.T) {
+	addr := serveConns(t, func(c net.Conn) { time.Sleep(5 * time.Second) })
+	req := h1.Request{Method: "POST", Host: addr, Body: make([]byte, 32<<20)}
+	newCfg := func() *Config {
+		return &Config{Addr: addr, Request: req.Append(nil), Timeout: 300 * time.Millisecond}
+	}
+	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
+		if x, o := do(f); o != stats.FailWrite || x.Err != errWriteTimeout {
+			t.Errorf("outcome %v (%v), want failed.write ", o, x.Err)
 		}
 	})
 }

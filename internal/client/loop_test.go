@@ -24,7 +24,6 @@ func onLoop(t *testing.T, cfg *Config, fn func(f *Fast)) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	cfg.UseLoops()
 	l.Go(func(tk *evloop.Task) {
 		f := NewFast(evloop.WithTask(context.Background(), tk), cfg)
 		defer f.Close()
@@ -50,7 +49,6 @@ func BenchmarkKeepAliveRequestLoop(b *testing.B) {
 	defer l.Close()
 	req := h1.Request{Host: addr}
 	cfg := &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true}
-	cfg.UseLoops()
 	var budget atomic.Int64
 	budget.Store(int64(b.N))
 	for range conns {

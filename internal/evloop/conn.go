@@ -226,3 +226,14 @@ func tcpAddr(sa unix.Sockaddr) *net.TCPAddr {
 	}
 	return &net.TCPAddr{}
 }
+
+// Pending reports, without reading or parking, whether unread input waits
+// on the socket (a peer's close or reset is not input): what a client
+// checks before reusing a connection it expects to be quiet. One
+// recv(MSG_PEEK) call; from the owning task.
+func (c *Conn) Pending() bool {
+	var b [1]byte
+	n, _, errno := syscall.RawSyscall6(unix.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), 1,
+		unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return errno == 0 && n > 0
+}

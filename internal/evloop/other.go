@@ -46,3 +46,6 @@ func (t *Task) Sleep(d time.Duration)     {}
 func (d *Dialer) DialContext(context.Context, string, string) (net.Conn, error) {
 	return nil, errUnsupported
 }
+
+// Pending is always false off Linux.
+func (c *Conn) Pending() bool { return false }

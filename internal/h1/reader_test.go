@@ -372,6 +372,11 @@ func readCases() []readCase {
 				end: len(hCL5 + "hello" + hChunked + chunkBody + "HTTP/1.1 204 No Content\r\n\r\n")},
 			{status: 200, minor: 1, framing: UntilEOF, cl: -1, header: lenOf("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"), body: 3},
 		}},
+		{name: "NUL in the server header kept as a space", in: "HTTP/1.1 200 OK\r\nServer: gb\x00probe\r\nContent-Length: 5\r\n\r\nhello", want: []want{
+			with(okCL5, func(w *want) {
+				w.header, w.server = lenOf("HTTP/1.1 200 OK\r\nServer: gb\x00probe\r\nContent-Length: 5\r\n\r\n"), "gb probe"
+			}),
+		}},
 		{name: "server header per response", in: "HTTP/1.1 200 OK\r\nServer: one\r\nContent-Length: 5\r\n\r\nhello" + hCL5 + "hello", want: []want{
 			with(okCL5, func(w *want) {
 				w.header, w.server = lenOf("HTTP/1.1 200 OK\r\nServer: one\r\nContent-Length: 5\r\n\r\n"), "one"

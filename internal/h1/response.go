@@ -214,6 +214,12 @@ func (r *Reader) field(line []byte, h *header) error {
 		h.connection(value)
 	case equalFold(name, "server"):
 		r.nserver = copy(r.server[:], value)
+		// NUL in a value gb keeps becomes a space (RFC 9110 §5.5).
+		for i, c := range r.server[:r.nserver] {
+			if c == 0 {
+				r.server[i] = ' '
+			}
+		}
 	}
 	return nil
 }

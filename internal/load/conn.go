@@ -20,6 +20,10 @@ type Conn interface {
 	Close() bool
 }
 
+// MaxPipeline is the deepest pipelining a run accepts (Config.Pipeline):
+// each worker holds one Exchange per request of its batch.
+const MaxPipeline = 1024
+
 // Batcher is a Conn that can pipeline: send several requests at once and
 // read their responses in order (HTTP/1.1 pipelining).
 type Batcher interface {
@@ -51,7 +55,20 @@ type Exchange struct {
 	Retried   bool   // the keep-alive close race was retried on a new connection
 	Server    []byte // Server header value; valid until the next Do
 	Err       error  // the failure, for diagnostics; nil on ok and non2xx
+
+	w *worker // the worker running the exchange; nil outside a Run
 }
 
-// reset clears x for the next request without allocating.
-func (x *Exchange) reset() { *x = Exchange{} }
+// Ready tells the run that x's connection is ready (connected, TLS done)
+// as soon as it is, before the exchange ends: from then on the run's
+// connect-failure abort (Config.MaxConnectFailures) cannot fire. A Conn
+// calls it once per connection it opens; it costs no allocation and does
+// nothing outside a Run.
+func (x *Exchange) Ready() {
+	if x.w != nil {
+		x.w.markConnected()
+	}
+}
+
+// reset clears x for the next request of worker w without allocating.
+func (x *Exchange) reset(w *worker) { *x = Exchange{w: w} }

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,8 @@ type Config struct {
 	Pacer pace.Pacer
 	// Pipeline, when above 1, makes each worker send this many requests at
 	// once on its connection (HTTP/1.1 pipelining; the Conn must be a
-	// Batcher). Closed loop only.
+	// Batcher), never more than the request budget. At most MaxPipeline.
+	// Closed loop only.
 	Pipeline int
 	// MaxConnectFailures stops the run (StopError) when this many connect
 	// failures happen before any connection succeeds; 0 = 10, as ab.
@@ -99,6 +101,9 @@ func New(cfg Config) (*Run, error) {
 	if cfg.Pipeline > 1 && cfg.Pacer != nil {
 		return nil, errors.New("load: pipelining is closed-loop only")
 	}
+	if cfg.Pipeline > MaxPipeline {
+		return nil, fmt.Errorf("load: pipeline depth %d is above the maximum, %d", cfg.Pipeline, MaxPipeline)
+	}
 	if cfg.Loops > 0 && cfg.KeepOpen {
 		return nil, errors.New("load: the event loops do not keep connections open")
 	}
@@ -149,7 +154,11 @@ func (r *Run) Stop(reason string, err error) {
 // result. base supplies what the engine does not know (Target, Command,
 // ...). Run must be called once. Cancelling ctx stops the run as a signal.
 func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	// The Conns' context ends only through Stop, after the run is marked
+	// stopped: a dial or handshake it cuts short is then aborted, never
+	// failed.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	r.shards = stats.NewShards(4 * runtime.GOMAXPROCS(0))
 	hint := 0
@@ -177,7 +186,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	base.Start = time.Now()
 	r.start = base.Start
 	r.startSeries()
-	stopWatch := context.AfterFunc(ctx, func() { r.Stop(stats.StopSignal, nil) })
+	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Duration > 0 {
 		t := time.AfterFunc(r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })

@@ -46,7 +46,7 @@ func (w *worker) loop() {
 			}
 		}
 		w.dispatched++
-		x.reset()
+		x.reset(w)
 		x.Intended = due
 		o := w.record(&x, w.conn.Do(&x))
 		if r.cfg.Observe != nil {
@@ -61,7 +61,15 @@ func (w *worker) loop() {
 func (w *worker) afterConnect(x *Exchange, o stats.Outcome) {
 	if isConnectFailure(o) {
 		w.connectFailed(x)
-	} else if !w.connected {
+	} else {
+		w.markConnected()
+	}
+}
+
+// markConnected notes that this worker got a connection (Exchange.Ready,
+// or a request that got past connecting).
+func (w *worker) markConnected() {
+	if !w.connected {
 		w.connected = true
 		w.run.opened.Add(1)
 	}
@@ -81,6 +89,9 @@ func (w *worker) finish() {
 func (w *worker) loopBatch(b Batcher) {
 	r := w.run
 	p := r.cfg.Pipeline
+	if n := r.cfg.Requests; n > 0 {
+		p = int(min(int64(p), n)) // a batch is never deeper than the budget
+	}
 	xs, outs := make([]Exchange, p), make([]stats.Outcome, p)
 	for !r.stopped.Load() {
 		k := p
@@ -93,7 +104,7 @@ func (w *worker) loopBatch(b Batcher) {
 		}
 		w.dispatched += int64(k)
 		for i := range xs[:k] {
-			xs[i].reset()
+			xs[i].reset(w)
 		}
 		b.DoBatch(xs[:k], outs[:k])
 		for i := range xs[:k] {
@@ -129,10 +140,8 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if o.Failed() && x.Err != nil {
 		rec.Error(errorKey(x.Err))
 	}
-	if x.Status != 0 {
+	if o.Responded() { // a status whose response then failed is not counted
 		rec.Status(x.Status)
-	}
-	if o.Responded() {
 		w.response(x)
 	}
 	rec.EndAt(o, int64(x.Done.Sub(w.run.start)))
@@ -186,17 +195,14 @@ func (w *worker) response(x *Exchange) {
 }
 
 // connectFailed stops a run that cannot connect at all, and otherwise backs
-// off (10 ms doubling to 1 s) so a refusing server is not hammered.
+// off (see nextBackoff) so a refusing server is not hammered.
 func (w *worker) connectFailed(x *Exchange) {
 	r := w.run
 	if n := r.connFail.Add(1); r.opened.Load() == 0 && n >= int64(r.cfg.MaxConnectFailures) {
 		r.Stop(stats.StopError, fmt.Errorf("no connection after %d attempts: %w", n, x.Err))
 		return
 	}
-	if w.connected {
-		w.backoff = 0 // an established server refusing now and then: retry soon
-	}
-	w.backoff = min(max(2*w.backoff, 10*time.Millisecond), time.Second)
+	w.backoff = nextBackoff(w.backoff, w.connected, r.opened.Load() > 0)
 	if w.task != nil {
 		w.task.Sleep(w.backoff)
 		return
@@ -207,6 +213,19 @@ func (w *worker) connectFailed(x *Exchange) {
 	case <-r.stopCh:
 		t.Stop()
 	}
+}
+
+// nextBackoff is a worker's wait after a failed connect, given its last
+// one: 10 ms while no connection of the run has opened yet (the abort
+// after MaxConnectFailures decides then, as quickly with -c 1 as with
+// -c 50) or when this worker was connected before (a server refusing now
+// and then); otherwise, when others connect but this worker cannot (a
+// full backlog), doubling up to 1 s.
+func nextBackoff(last time.Duration, connected, anyOpened bool) time.Duration {
+	if connected || !anyOpened {
+		return 10 * time.Millisecond
+	}
+	return min(max(2*last, 10*time.Millisecond), time.Second)
 }
 
 // isConnectFailure reports whether o means no connection could be made

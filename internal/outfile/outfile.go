@@ -18,7 +18,9 @@ const Stdout = "-"
 // otherwise its directory must exist and accept new files (checked by
 // creating and removing a temporary file), and path must not be a
 // directory, a symbolic link or a socket. An existing file is fine: Write
-// replaces it. An existing device or named pipe must be writable.
+// replaces it. An existing device or named pipe must be writable. Check
+// does not open a named pipe (opening and closing it would end its
+// reader's input): Write refuses one that has no reader when it writes.
 func Check(path string) error {
 	if path == Stdout {
 		return nil
@@ -50,7 +52,11 @@ func Check(path string) error {
 // data) and renames it over path, so readers see the old file or the
 // complete new one. A path that is a symbolic link is refused. A path that
 // is a character device or a named pipe (/dev/null, a fifo) is written in
-// place. On any error the temporary file is removed and path is untouched.
+// place; a named pipe is opened without waiting for a reader, so Write
+// fails at once with ErrNoReader when none has it open, never blocks
+// there, and its writes wait for the reader in Go's poller rather than
+// in a blocking system call. On any error the temporary file is removed
+// and path is untouched.
 func Write(path string, perm os.FileMode, fn func(io.Writer) error) error {
 	if path == Stdout {
 		return writeTo(os.Stdout, fn)
@@ -149,9 +155,20 @@ func replace(path string, perm os.FileMode, fn func(io.Writer) error) (err error
 	return syncDir(dir)
 }
 
+// ErrNoReader is Write's error for a named pipe that no process has open
+// for reading: opening it would block until one does.
+var ErrNoReader = errors.New("is a named pipe with no reader (start the reader first)")
+
 // writeInPlace writes to an existing device or named pipe.
 func writeInPlace(path string, fn func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	flag := os.O_WRONLY
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+		flag |= syscall.O_NONBLOCK // ENXIO instead of waiting for a reader
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if errors.Is(err, syscall.ENXIO) && flag&syscall.O_NONBLOCK != 0 {
+		return ErrNoReader
+	}
 	if err != nil {
 		return err
 	}

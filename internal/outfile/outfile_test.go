@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func writeString(s string) func(io.Writer) error {
@@ -253,4 +254,54 @@ func TestWriteStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertFile(t, f.Name(), "to stdout\n")
+}
+
+// writeOrHang runs Write on path and fails the test if it has not returned
+// after a minute (a blocked open never does).
+func writeOrHang(t *testing.T, path, data string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- Write(path, 0o600, writeString(data)) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("Write(%s) still blocked after a minute", path)
+		return nil
+	}
+}
+
+func TestWriteFIFOWithoutReaderFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	if err := Check(path); err != nil {
+		t.Errorf("Check(fifo) = %v", err)
+	}
+	if err := writeOrHang(t, path, "x"); !errors.Is(err, ErrNoReader) {
+		t.Errorf("Write(fifo without reader) = %v, want ErrNoReader", err)
+	}
+}
+
+func TestWriteFIFOWithReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader, already there
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeOrHang(t, path, "through the pipe\n"); err != nil {
+		t.Fatalf("Write(fifo with reader) = %v", err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || string(got) != "through the pipe\n" {
+		t.Errorf("reader got %q, %v", got, err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the fifo was replaced: %v %v", fi, err)
+	}
 }
