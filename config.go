@@ -38,6 +38,12 @@ type Config struct {
 	Requests    int64         // requests to send in all; 0 = no count limit (Duration must be set)
 	Duration    time.Duration // time limit of the load; 0 = none (Requests must be set)
 
+	// Warmup runs the load this long before measuring: connections are
+	// opened and requests sent (at Rate in rate mode), but they are
+	// counted apart, in Result.Warmup, never in Counts or Latency.
+	// Requests, Duration and the schedule count from its end. 0 = none.
+	Warmup time.Duration
+
 	// Rate, when set, makes the load open-model: requests are due on a
 	// fixed schedule (Rate.Freq per Rate.Per) whoever is free sends them,
 	// and latency is also measured from each request's intended time
@@ -161,6 +167,9 @@ func (c *Config) check() error {
 	case "", EngineAuto, EngineLoop, EngineGoroutine:
 	default:
 		return configErr(false, "unknown engine %q (want auto, loop or goroutine)", c.Engine)
+	}
+	if c.Warmup < 0 {
+		return configErr(false, "invalid warm-up %v", c.Warmup)
 	}
 	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
 		return configErr(false, "invalid rate %d/%v", c.Rate.Freq, c.Rate.Per)

@@ -128,16 +128,16 @@ func (p *Plan) Run(ctx context.Context, opts ...Option) (*Result, error) {
 }
 
 // Step runs a load that differs from the Plan's Config only in
-// Concurrency, Requests, Duration and Rate (gb ramp's steps: each step is
+// Concurrency, Requests, Duration, Rate and Warmup (gb ramp's steps: each step is
 // a new Config value), on the Plan's target, request and connections. A
 // Config that differs in anything else is refused.
 func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
 	a, b := p.cfg, cfg
 	for _, c := range []*Config{&a, &b} {
-		c.Concurrency, c.Requests, c.Duration, c.Rate = 0, 0, 0, Rate{}
+		c.Concurrency, c.Requests, c.Duration, c.Rate, c.Warmup = 0, 0, 0, Rate{}, 0
 	}
 	if !reflect.DeepEqual(a, b) {
-		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration and Rate")
+		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration, Rate and Warmup")
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -190,6 +190,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
 		KeepSamples: cfg.KeepSamples,
 		Pipeline:    cfg.Pipeline,
 		Interval:    cfg.Interval,
+		Warmup:      cfg.Warmup,
 		Loops:       p.loops,
 		Observe:     o.observer(),
 		NewConn:     func(ctx context.Context) load.Conn { return client.NewFast(ctx, p.client) },

@@ -36,6 +36,9 @@ type Result struct {
 	// when it was not asked for or the target has no pprof.
 	Profile *ServerProfile `json:"server_profile,omitempty"`
 
+	// Warmup is the warm-up's account; nil when the run had none.
+	Warmup *Warmup `json:"warmup,omitempty"`
+
 	// Series is the run's time series (counts and latency per interval);
 	// nil when the run recorded none.
 	Series *Series `json:"series,omitempty"`

@@ -157,6 +157,7 @@ var abSpecs = []flagSpec{
 		return nil
 	}),
 	opt(0, "junit", "file", "Write the thresholds as JUnit XML (one testcase each)", setString(func(o *options) *string { return &o.junitFile })),
+	opt(0, "warmup", "duration", "Apply the load this long before measuring; its requests are\ncounted apart (the JSON's warmup)", durationFlag(func(o *options) *time.Duration { return &o.cfg.Warmup })),
 	opt(0, "repeat", "k", "Run the same load k times; the JSON holds every run, the report\nthe median run's with a line of spread", func(o *options, v string) (err error) {
 		o.repeat, err = getopt.Positive(v)
 		return err

@@ -55,6 +55,11 @@ type Config struct {
 	// aligned to whole multiples of Interval in Unix time. 0 = one second;
 	// negative = no series.
 	Interval time.Duration
+	// Warmup, when above 0, runs the load this long before measuring:
+	// connections are opened and requests sent (at the Pacer's rate in
+	// rate mode) but recorded apart, in Result.Warmup; Requests, Duration,
+	// the schedule and Result.Start all count from its end. 0 = none.
+	Warmup time.Duration
 }
 
 // DefaultInterval is the time series' interval when Config.Interval is 0.
@@ -67,19 +72,23 @@ var ErrNoBound = errors.New("load: a run needs a request count or a time limit")
 // Run is one benchmark run: Config's workers driving their connections
 // until the budget, the time limit or Stop ends it.
 type Run struct {
-	cfg      Config
-	workers  []*worker
-	shards   []*stats.Shard
-	next     atomic.Int64 // index of the next request; -n is spent when it reaches Requests
-	stopped  atomic.Bool
-	cause    atomic.Pointer[stopCause]
-	opened   atomic.Int64 // workers that got past connecting, for the connect-failure abort
-	connFail atomic.Int64
-	loops    []*evloop.Loop
-	mu       sync.Mutex // guards workers and cancel against a concurrent Stop
-	cancel   context.CancelFunc
-	stopCh   chan struct{}
-	start    time.Time
+	cfg        Config
+	workers    []*worker
+	shards     []*stats.Shard
+	next       atomic.Int64 // index of the next request; -n is spent when it reaches Requests
+	warmNext   atomic.Int64 // index of the next warm-up request
+	measuring  atomic.Bool  // the warm-up is over
+	warmStart  time.Time    // the warm-up's start; r.start is its end
+	warmShards []*stats.Shard
+	stopped    atomic.Bool
+	cause      atomic.Pointer[stopCause]
+	opened     atomic.Int64 // workers that got past connecting, for the connect-failure abort
+	connFail   atomic.Int64
+	loops      []*evloop.Loop
+	mu         sync.Mutex // guards workers and cancel against a concurrent Stop
+	cancel     context.CancelFunc
+	stopCh     chan struct{}
+	start      time.Time
 }
 
 type stopCause struct {
@@ -123,7 +132,7 @@ func New(cfg Config) (*Run, error) {
 func (r *Run) Done() int64 {
 	var n int64
 	for _, w := range r.workers {
-		n += w.rec.Done()
+		n += w.main.Done()
 	}
 	return n
 }
@@ -161,6 +170,9 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	r.shards = stats.NewShards(4 * runtime.GOMAXPROCS(0))
+	if r.cfg.Warmup > 0 {
+		r.warmShards = stats.NewShards(runtime.GOMAXPROCS(0))
+	}
 	hint := 0
 	if r.cfg.KeepSamples && r.cfg.Requests > 0 {
 		hint = int(r.cfg.Requests/int64(r.cfg.Concurrency)) + 1
@@ -168,7 +180,11 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	workers := make([]*worker, r.cfg.Concurrency)
 	for i := range workers {
 		rec := stats.NewRecorder(r.shards[i%len(r.shards)], r.cfg.Pacer != nil, r.cfg.KeepSamples, hint)
-		w := &worker{run: r, rec: rec}
+		w := &worker{run: r, rec: rec, main: rec}
+		if r.cfg.Warmup > 0 {
+			w.warm = stats.NewRecorder(r.warmShards[i%len(r.warmShards)], r.cfg.Pacer != nil, false, 0)
+			w.rec, w.warming = w.warm, true
+		}
 		wctx := ctx
 		if len(r.loops) > 0 {
 			w.task = r.loops[i%len(r.loops)].Go(func(*evloop.Task) { w.loop() })
@@ -183,13 +199,18 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	if r.stopped.Load() {
 		cancel()
 	}
-	base.Start = time.Now()
+	r.warmStart = time.Now()
+	base.Start = r.warmStart.Add(r.cfg.Warmup)
 	r.start = base.Start
 	r.startSeries()
 	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
+	if r.cfg.Warmup > 0 {
+		t := time.AfterFunc(r.cfg.Warmup, func() { r.measuring.Store(true) })
+		defer t.Stop()
+	}
 	if r.cfg.Duration > 0 {
-		t := time.AfterFunc(r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
+		t := time.AfterFunc(r.cfg.Warmup+r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
 		defer t.Stop()
 	}
 	var wg sync.WaitGroup
@@ -221,7 +242,7 @@ func (r *Run) startSeries() {
 		every = DefaultInterval
 	}
 	for _, w := range r.workers {
-		w.rec.StartSeries(every, r.start)
+		w.main.StartSeries(every, r.start)
 	}
 }
 
@@ -266,7 +287,7 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	recs := make([]*stats.Recorder, len(r.workers))
 	var last time.Time
 	for i, w := range r.workers {
-		recs[i] = w.rec
+		recs[i] = w.main
 		base.Counts.Dispatched += w.dispatched
 		if w.last.After(last) {
 			last = w.last
@@ -282,13 +303,30 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	if last.IsZero() {
 		last = time.Now()
 	}
-	base.Elapsed = last.Sub(base.Start)
+	base.Elapsed = max(last.Sub(base.Start), 0) // a stop in the warm-up measured nothing
 	base.End = base.Start.Add(base.Elapsed)
+	base.Warmup = r.warmup()
 	res := stats.Merge(base, recs, r.shards)
 	if r.cfg.Pacer != nil {
 		r.schedule(res)
 	}
 	return res
+}
+
+// warmup is the warm-up's own account (nil without one): every request
+// it sent, in the outcome it ended with.
+func (r *Run) warmup() *stats.Warmup {
+	if r.cfg.Warmup <= 0 {
+		return nil
+	}
+	recs := make([]*stats.Recorder, len(r.workers))
+	var sent int64
+	for i, w := range r.workers {
+		recs[i] = w.warm
+		sent += w.warmSent
+	}
+	res := stats.Merge(stats.Result{Counts: stats.Counts{Dispatched: sent}}, recs, r.warmShards)
+	return &stats.Warmup{Duration: r.cfg.Warmup, Counts: res.Counts}
 }
 
 // schedule counts, in rate mode, the requests that were due before the

@@ -13,14 +13,18 @@ import (
 
 // worker is one goroutine with one connection. Everything in it is owned
 // by that goroutine; the run reads dispatched and last after the workers
-// stopped, and rec.Done at any time.
+// stopped, and main.Done at any time.
 type worker struct {
 	run        *Run
 	task       *evloop.Task // the event-loop task running this worker; nil = its own goroutine
 	conn       Conn
-	rec        *stats.Recorder
-	dispatched int64
-	last       time.Time // end of this worker's last request
+	rec        *stats.Recorder // the recorder in use: warm, then main
+	main       *stats.Recorder // the measured requests'
+	warm       *stats.Recorder // the warm-up's; nil without one
+	warming    bool            // rec is warm
+	dispatched int64           // measured requests sent (or tried)
+	warmSent   int64           // warm-up requests sent (or tried)
+	last       time.Time       // end of this worker's last request
 	backoff    time.Duration
 	connected  bool // a request of this worker got past connecting
 }
@@ -34,18 +38,22 @@ func (w *worker) loop() {
 	r := w.run
 	var x Exchange
 	for !r.stopped.Load() {
-		i := r.next.Add(1) - 1
-		if n := r.cfg.Requests; n > 0 && i >= n {
+		i, start, ok := w.take(1)
+		if !ok {
 			break
 		}
 		var due time.Time
 		if r.cfg.Pacer != nil {
-			due = r.start.Add(r.cfg.Pacer.Due(i))
+			due = start.Add(r.cfg.Pacer.Due(i))
+			if w.warming && !due.Before(r.start) {
+				w.measure() // the warm-up's schedule ends where the measured one begins
+				continue
+			}
 			if !w.waitUntil(due) {
 				break
 			}
 		}
-		w.dispatched++
+		w.count(1)
 		x.reset(w)
 		x.Intended = due
 		o := w.record(&x, w.conn.Do(&x))
@@ -55,6 +63,38 @@ func (w *worker) loop() {
 		w.afterConnect(&x, o)
 	}
 	w.finish()
+}
+
+// take takes k request indexes: from the warm-up's own sequence while the
+// worker warms up (it moves to the measured run once the run says so),
+// else from the request budget. It returns the first index, the time the
+// indexes' schedule counts from, and false when the budget is spent.
+func (w *worker) take(k int64) (int64, time.Time, bool) {
+	r := w.run
+	if w.warming && r.measuring.Load() {
+		w.measure()
+	}
+	if w.warming {
+		return r.warmNext.Add(k) - k, r.warmStart, true
+	}
+	i := r.next.Add(k) - k
+	return i, r.start, r.cfg.Requests <= 0 || i < r.cfg.Requests
+}
+
+// count counts k requests sent in the phase the worker is in.
+func (w *worker) count(k int64) {
+	if w.warming {
+		w.warmSent += k
+	} else {
+		w.dispatched += k
+	}
+}
+
+// measure ends this worker's warm-up: what it sends from now on is
+// measured. Requests that were in flight stay the warm-up's.
+func (w *worker) measure() {
+	w.rec.Flush()
+	w.rec, w.warming = w.main, false
 }
 
 // afterConnect notes whether connecting worked, backing off when it did not.
@@ -82,6 +122,10 @@ func (w *worker) finish() {
 		w.rec.ConnsClosed++
 	}
 	w.rec.Flush()
+	if w.warm != nil {
+		w.warm.Flush()
+		w.main.Flush()
+	}
 }
 
 // loopBatch is loop for pipelining: it takes up to Pipeline requests from
@@ -95,14 +139,14 @@ func (w *worker) loopBatch(b Batcher) {
 	xs, outs := make([]Exchange, p), make([]stats.Outcome, p)
 	for !r.stopped.Load() {
 		k := p
-		if n := r.cfg.Requests; n > 0 {
-			i := r.next.Add(int64(p)) - int64(p)
-			if i >= n {
-				break
-			}
+		i, _, ok := w.take(int64(p))
+		if !ok {
+			break
+		}
+		if n := r.cfg.Requests; n > 0 && !w.warming {
 			k = int(min(int64(p), n-i))
 		}
-		w.dispatched += int64(k)
+		w.count(int64(k))
 		for i := range xs[:k] {
 			xs[i].reset(w)
 		}
