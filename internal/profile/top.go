@@ -35,10 +35,13 @@ const (
 //     the function;
 //   - cum: the sum of the sample values whose stack holds the function,
 //     counted once per sample however often it recurs;
-//   - total: the sum of the absolute sample values.
+//   - total: the sum of the absolute sample values, including samples
+//     with an empty stack (merged CPU profiles have them), which are in
+//     no function's row, so percentages are pprof's.
 //
 // Functions whose |cum| is below half a percent of the summed flat values
-// are left out, as pprof does with its default -nodefraction.
+// (which leave the stackless samples out) are left out, as pprof does with
+// its default -nodefraction.
 func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 	idx := sampleIndex(p)
 	top := stats.ProfileTop{}
@@ -89,11 +92,14 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 	var flatSum int64
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
-		if idx >= len(s.Value) || s.Value[idx] == 0 || len(s.Location) == 0 {
+		if idx >= len(s.Value) || s.Value[idx] == 0 {
 			continue
 		}
 		v := s.Value[idx]
-		total += abs(v)
+		total += abs(v) // samples without a stack too, as pprof counts them
+		if len(s.Location) == 0 {
+			continue
+		}
 		clear(seen)
 		for _, loc := range s.Location {
 			for _, name := range framesOf(loc) {

@@ -140,7 +140,8 @@ func TestTopMatchesPprof(t *testing.T) {
 
 // synthetic is a small CPU profile with the cases Top must get right:
 // inlined frames, recursion, equal flat values, a function below the
-// cutoff, and a zero sample.
+// cutoff, a zero sample, and a sample with an empty stack (merged CPU
+// profiles have them; pprof counts them in the total).
 func synthetic() *profile.Profile {
 	p := &profile.Profile{
 		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
@@ -176,6 +177,7 @@ func synthetic() *profile.Profile {
 	sample(200, b, main)
 	sample(1, tiny, main) // below half a percent: dropped
 	sample(0, tiny, main)
+	sample(99) // no stack: in the total, in no row
 	return p
 }
 
@@ -190,7 +192,7 @@ func TestTopSynthetic(t *testing.T) {
 		{Name: "main.rec", Flat: 200e6, Cum: 200e6},
 		{Name: "main.main", Flat: 0, Cum: 1401e6},
 	}
-	if top.Total != 1401e6 || top.SampleType != "cpu" || top.Unit != "nanoseconds" {
+	if top.Total != 1500e6 || top.SampleType != "cpu" || top.Unit != "nanoseconds" {
 		t.Errorf("total %d %s/%s", top.Total, top.SampleType, top.Unit)
 	}
 	if len(top.Functions) != len(want) {
