@@ -153,6 +153,16 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// add records one sample of v µs in the exact moments and the histogram
+// (clamped into the histogram's range, as a Recorder does).
+func (d *Dist) add(v int64) {
+	d.Exact.Add(v)
+	if d.Hist == nil {
+		d.Hist = newHist()
+	}
+	_ = d.Hist.RecordValue(min(max(v, histLowest), histHighest)) // in range: cannot fail
+}
+
 // Percentile returns the value in µs at or below which p percent (0..100)
 // of the samples fall, from the histogram (within 0.1%); 0 when empty.
 func (d *Dist) Percentile(p float64) int64 {

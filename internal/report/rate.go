@@ -10,7 +10,9 @@ import (
 
 // writeRate writes the rate-mode keys: "target rate", "achieved rate",
 // "late sends", "lag ms" and "corrected ms" (beside "latency ms", which is
-// then the uncorrected service time).
+// then the uncorrected service time), and with dropped requests
+// "corrected includes", which says that they are in the corrected
+// latency as censored values (see stats.Result.AddDropped).
 func writeRate(line func(key, value string), r *stats.Result) {
 	c := &r.Counts
 	line("target rate", fmt.Sprintf("%.2f req/s", r.Target.Rate))
@@ -19,6 +21,9 @@ func writeRate(line func(key, value string), r *stats.Result) {
 	line("late sends", fmt.Sprintf("%d (started more than %v behind schedule)", c.Late, stats.LateAfter))
 	line("lag ms", latencySummary(r.Latency[stats.Lag]))
 	line("corrected ms", latencySummary(r.Latency[stats.Corrected]))
+	if n := c.Outcomes[stats.Dropped]; n > 0 {
+		line("corrected includes", fmt.Sprintf("%d dropped requests, each at (end of run - its intended send time): the corrected latencies are a lower bound", n))
+	}
 }
 
 // achieved is the rate at which requests were sent, per second.
