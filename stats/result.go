@@ -93,11 +93,8 @@ type Client struct {
 	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
 	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
 	MaxRSS     int64         `json:"max_rss_bytes"`    // peak resident memory of the gb process
-	// BaseRSS is gb's peak resident memory before the load started (after
-	// setup), the baseline that MaxRSS - BaseRSS is the load's cost above;
-	// 0 = not measured.
-	BaseRSS int64 `json:"base_rss_bytes,omitempty"`
-	Engine     string        `json:"engine,omitempty"` // how connections were driven: "loop" or "goroutine"
+	BaseRSS    int64         `json:"base_rss_bytes,omitempty"` // peak resident memory before the load (after setup); 0 = not measured
+	Engine     string        `json:"engine,omitempty"`         // how connections were driven: "loop" or "goroutine"
 }
 
 // Counts are the run's request and byte counters.
