@@ -87,12 +87,12 @@ type Server struct {
 // Client is what gb itself spent during the run, so a report can say when
 // the client, not the server, was the limit.
 type Client struct {
-	CPU        time.Duration `json:"cpu_ns"`           // user+system CPU time of the gb process during the run
-	MaxProcs   int           `json:"gomaxprocs"`       // cores gb could use for load: GOMAXPROCS, or the event loops
-	GCCycles   int64         `json:"gc_cycles"`        // garbage collections during the run
-	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
-	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
-	MaxRSS     int64         `json:"max_rss_bytes"`    // peak resident memory of the gb process
+	CPU        time.Duration `json:"cpu_ns"`                   // user+system CPU time of the gb process during the run
+	MaxProcs   int           `json:"gomaxprocs"`               // cores gb could use for load: GOMAXPROCS, or the event loops
+	GCCycles   int64         `json:"gc_cycles"`                // garbage collections during the run
+	GCPause    time.Duration `json:"gc_pause_ns"`              // total stop-the-world pause during the run
+	HeapAllocs int64         `json:"heap_alloc_bytes"`         // bytes allocated during the run
+	MaxRSS     int64         `json:"max_rss_bytes"`            // peak resident memory of the gb process
 	BaseRSS    int64         `json:"base_rss_bytes,omitempty"` // peak resident memory before the load (after setup); 0 = not measured
 	Engine     string        `json:"engine,omitempty"`         // how connections were driven: "loop" or "goroutine"
 }
