@@ -150,7 +150,7 @@ func (c *Capture) summariseCPU(sp *stats.ServerProfile) {
 	// the server's own function sits below it.
 	n := c.cfg.topN()
 	cpu := &stats.ServerCPU{Windows: len(c.windows), Load: c.end.Sub(c.start),
-		Top: Top(c.cpu, n, ByFlat), TopCum: Top(c.cpu, 2*n, ByCum)}
+		Top: Top(c.cpu, n, ByFlat), TopCum: Top(c.cpu, 2*n, ByCum), Own: Own(c.cpu, 2*n)}
 	for _, w := range c.windows {
 		d := min(w.dur, c.cfg.window()+time.Second)
 		cpu.Profiled += d

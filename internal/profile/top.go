@@ -49,8 +49,15 @@ func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 		return top
 	}
 	top.SampleType, top.Unit = p.SampleType[idx].Type, p.SampleType[idx].Unit
-	rows, total := functions(p, idx)
+	rows, total, _ := functions(p, idx)
 	top.Total = total
+	top.Functions = head(rows, n, o)
+	return top
+}
+
+// head sorts rows in order o and returns the first n, their names
+// cleaned for printing.
+func head(rows []stats.ProfileFunction, n int, o Order) []stats.ProfileFunction {
 	cmpFlat := func(a, b stats.ProfileFunction) int { return cmp.Compare(abs(b.Flat), abs(a.Flat)) }
 	cmpCum := func(a, b stats.ProfileFunction) int { return cmp.Compare(abs(b.Cum), abs(a.Cum)) }
 	first, last := cmpFlat, cmpCum
@@ -60,16 +67,17 @@ func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 	slices.SortFunc(rows, func(a, b stats.ProfileFunction) int {
 		return cmp.Or(first(a, b), cmp.Compare(a.Name, b.Name), last(a, b))
 	})
-	top.Functions = rows[:min(n, len(rows))]
-	for i := range top.Functions {
-		top.Functions[i].Name = clean(top.Functions[i].Name, maxNameLen)
+	rows = rows[:min(n, len(rows))]
+	for i := range rows {
+		rows[i].Name = clean(rows[i].Name, maxNameLen)
 	}
-	return top
+	return rows
 }
 
 // functions returns the flat and cum values of every function of p for
-// sample type idx that pprof would show, and the total.
-func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total int64) {
+// sample type idx that pprof would show, the total, and the cutoff below
+// which pprof hides a function (by |cum|).
+func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total, cutoff int64) {
 	type node struct{ flat, cum int64 }
 	nodes := map[string]*node{}
 	at := func(name string) *node {
@@ -80,15 +88,7 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 		}
 		return nd
 	}
-	frames := map[*profile.Location][]string{}
-	framesOf := func(loc *profile.Location) []string {
-		f, ok := frames[loc]
-		if !ok {
-			f = frameNames(loc)
-			frames[loc] = f
-		}
-		return f
-	}
+	framesOf := frameCache{}.names
 	var flatSum int64
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
@@ -112,13 +112,26 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 		at(framesOf(s.Location[0])[0]).flat += v
 		flatSum += v
 	}
-	cutoff := abs(int64(float64(flatSum) * nodeFraction))
+	cutoff = abs(int64(float64(flatSum) * nodeFraction))
 	for name, nd := range nodes {
 		if abs(nd.cum) >= cutoff && (nd.flat != 0 || nd.cum != 0) {
 			rows = append(rows, stats.ProfileFunction{Name: name, Flat: nd.flat, Cum: nd.cum})
 		}
 	}
-	return rows, total
+	return rows, total, cutoff
+}
+
+// frameCache holds the frame names of locations already seen.
+type frameCache map[*profile.Location][]string
+
+// names returns loc's function names, innermost first (see frameNames).
+func (c frameCache) names(loc *profile.Location) []string {
+	f, ok := c[loc]
+	if !ok {
+		f = frameNames(loc)
+		c[loc] = f
+	}
+	return f
 }
 
 // sampleIndex is the sample type pprof shows by default: the profile's

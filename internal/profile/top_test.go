@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"os/exec"
@@ -207,18 +208,24 @@ func TestTopSynthetic(t *testing.T) {
 	if len(cum.Functions) != 2 || cum.Functions[0].Name != "main.main" || cum.Functions[1].Name != "main.work" {
 		t.Errorf("by cum: %+v", cum.Functions)
 	}
-	file := filepath.Join(t.TempDir(), "cpu.pb.gz")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	file := writeTemp(t, p)
 	comparePprof(t, &top, file, false)
 	all := Top(p, 10, ByCum)
 	comparePprof(t, &all, file, true)
+}
+
+// writeTemp writes p to a new file for the test and returns its path.
+func writeTemp(t *testing.T, p *profile.Profile) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 func TestTopOfEmptyProfile(t *testing.T) {
