@@ -66,6 +66,13 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		}
 		return
 	case after != nil && c.base[k] != nil:
+		// The delta makes a negated copy of the snapshot before and a merge.
+		extra := 2*estimateParsed(c.base[k]) + estimateParsed(after)
+		if err := c.f.mem.reserve(extra); err != nil {
+			c.note("%s: %v", k, err)
+			return
+		}
+		defer c.f.mem.release(extra)
 		var err error
 		if p, err = delta(c.base[k], after); err != nil {
 			c.note("%s: %v", k, err)
