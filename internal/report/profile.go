@@ -54,10 +54,10 @@ func writeProfile(w io.Writer, r *stats.Result) {
 	}
 }
 
-// perRequest is the server's cost per response: CPU time from the CPU
-// profile (scaled from the part of the load the windows covered), and
-// allocated bytes and objects (and GC cycles) exact from memstats, else
-// estimated from the sampled allocs profile; "" without requests or any
+// perRequest is the server's cost per response: allocated bytes and
+// objects (and GC cycles) exact from memstats, else estimated from the
+// sampled allocs profile, then CPU time from the CPU profile (scaled from
+// the part of the load the windows covered); "" without requests or any
 // of them.
 func perRequest(sp *stats.ServerProfile) string {
 	if sp.Requests <= 0 {
@@ -65,11 +65,6 @@ func perRequest(sp *stats.ServerProfile) string {
 	}
 	n := float64(sp.Requests)
 	var parts, sources []string
-	if c := sp.CPU; c != nil && c.Covered > 0 {
-		cpu := float64(c.Top.Total) * float64(c.Load) / float64(c.Covered) / n // ns
-		parts = append(parts, fmt.Sprintf("cpu=%.3fms", cpu/1e6))
-		sources = append(sources, "cpu from the CPU profile")
-	}
 	switch {
 	case sp.Runtime != nil:
 		rt := sp.Runtime
@@ -79,6 +74,11 @@ func perRequest(sp *stats.ServerProfile) string {
 	case sp.Allocs != nil && sp.Allocs.Unit == "bytes":
 		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f", float64(sp.Allocs.Total)/n, float64(sp.AllocObjects)/n))
 		sources = append(sources, "allocations estimated from the allocs profile")
+	}
+	if c := sp.CPU; c != nil && c.Covered > 0 {
+		cpu := float64(c.Top.Total) * float64(c.Load) / float64(c.Covered) / n // ns
+		parts = append(parts, fmt.Sprintf("cpu=%.3fms", cpu/1e6))
+		sources = append(sources, "cpu from the CPU profile")
 	}
 	if len(parts) == 0 {
 		return ""
