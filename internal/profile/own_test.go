@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -119,8 +120,14 @@ func TestOwnShowsTheTutorialsCulprits(t *testing.T) {
 	if own.Total != cum.Total {
 		t.Errorf("total %d, the top's %d", own.Total, cum.Total)
 	}
-	// The target's own rows carry the values `go tool pprof -top -cum` prints.
-	rows := pprofTop(t, writeTemp(t, p), true)
+	ownMatchesPprof(t, &own, writeTemp(t, p))
+}
+
+// ownMatchesPprof checks that the target's own rows of an own view carry
+// the values `go tool pprof -top -cum` prints for file.
+func ownMatchesPprof(t *testing.T, own *stats.ProfileTop, file string) {
+	t.Helper()
+	rows := pprofTop(t, file, true)
 	for _, o := range own.Functions {
 		if o.Callee {
 			continue
@@ -166,11 +173,12 @@ func TestOwnOnLeftpad(t *testing.T) {
 		t.Skip("the race detector's C frames make pprof re-symbolise the profile")
 	}
 	srv := startServer(t, testserver.Options{})
-	sp, _ := capture(t, srv, "/leftpad?str=x&len=2000&chr=0", 1200*time.Millisecond, CPU, Allocs)
+	sp, dir := capture(t, srv, "/leftpad?str=x&len=2000&chr=0", 1200*time.Millisecond, CPU, Allocs)
 	if sp.CPU == nil {
 		t.Fatalf("no CPU profile: %q", sp.Notes)
 	}
 	own := &sp.CPU.Own
+	ownMatchesPprof(t, own, filepath.Join(dir, "cpu.pb.gz"))
 	if !hasLeftpad(own) || !slices.ContainsFunc(names(own), func(n string) bool { return strings.HasSuffix(n, "testserver.(*Server).serveLeftpad") }) {
 		t.Errorf("leftpad or its handler missing from the own view: %q", names(own))
 	}
