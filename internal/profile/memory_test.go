@@ -120,6 +120,9 @@ func TestHostileProfileMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs captures in child processes")
 	}
+	if raceEnabled {
+		t.Skip("the race detector multiplies the memory a process uses")
+	}
 	shapes := map[string][]byte{}
 	units := hostileUnits()
 	for _, name := range []string{"tiny samples", "long stacks", "many strings", "labels"} {
