@@ -74,5 +74,6 @@ func selfCost(before, after selfSample) stats.Client {
 		GCPause:    time.Duration((after.pause - before.pause) * 1e9),
 		HeapAllocs: after.allocs - before.allocs,
 		MaxRSS:     after.maxRSS << 10,
+		BaseRSS:    before.maxRSS << 10,
 	}
 }

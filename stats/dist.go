@@ -233,6 +233,16 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// add records one sample of v µs in the exact moments and the histogram
+// (clamped into the histogram's range, as a Recorder does).
+func (d *Dist) add(v int64) {
+	d.Exact.Add(v)
+	if d.Hist == nil {
+		d.Hist = newHist()
+	}
+	_ = d.Hist.RecordValue(min(max(v, histLowest), histHighest)) // in range: cannot fail
+}
+
 // pack makes d's histogram sparse, as a Series point keeps it.
 func (d *Dist) pack() {
 	if d == nil || d.Hist == nil {

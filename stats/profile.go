@@ -16,6 +16,11 @@ type ServerProfile struct {
 	Files    []ProfileFile  `json:"files,omitempty"`   // what was saved, in Kinds order
 	Notes    []string       `json:"notes,omitempty"`   // what could not be captured, and why
 	Dir      string         `json:"dir,omitempty"`     // where the files are
+
+	// AllocObjects is the allocs profile's alloc_objects total over the
+	// load: objects allocated, estimated from the sampled profile (the
+	// fallback when Runtime is nil); 0 without an allocs profile.
+	AllocObjects int64 `json:"alloc_objects,omitempty"`
 }
 
 // ServerCPU is the server's CPU profile over the load: back-to-back
@@ -28,6 +33,11 @@ type ServerCPU struct {
 	Cores    float64       `json:"cores"`       // CPU time sampled ÷ Covered: cores the server used under load
 	Top      ProfileTop    `json:"top"`         // the top functions by flat CPU time (go tool pprof -top)
 	TopCum   ProfileTop    `json:"top_cum"`     // the top functions by cumulative CPU time (go tool pprof -top -cum), twice as many
+	// Own is the "your code" view, as many rows as TopCum: by cum, the
+	// functions outside Go's standard library and runtime, and the
+	// library functions they call (Callee rows, whose values count only
+	// the samples below the innermost frame of the target's code).
+	Own ProfileTop `json:"own"`
 }
 
 // ProfileTop is the head of `go tool pprof -top` (or `-top -cum`) for one
@@ -48,6 +58,11 @@ type ProfileFunction struct {
 	Name string `json:"name"` // function name as the profile has it (untrusted)
 	Flat int64  `json:"flat"` // samples whose innermost frame is this function
 	Cum  int64  `json:"cum"`  // samples with this function anywhere on the stack
+	// Callee marks a row of the "your code" view (ServerCPU.Own) that is
+	// a standard-library function called by the target's code: Flat and
+	// Cum then count only the samples in which it is the direct callee of
+	// the innermost frame of the target's code.
+	Callee bool `json:"callee,omitempty"`
 }
 
 // ServerRuntime is the change of the server's runtime.MemStats (from

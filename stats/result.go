@@ -92,13 +92,14 @@ type Server struct {
 // Client is what gb itself spent during the run, so a report can say when
 // the client, not the server, was the limit.
 type Client struct {
-	CPU        time.Duration `json:"cpu_ns"`           // user+system CPU time of the gb process during the run
-	MaxProcs   int           `json:"gomaxprocs"`       // cores gb could use for load: GOMAXPROCS, or the event loops
-	GCCycles   int64         `json:"gc_cycles"`        // garbage collections during the run
-	GCPause    time.Duration `json:"gc_pause_ns"`      // total stop-the-world pause during the run
-	HeapAllocs int64         `json:"heap_alloc_bytes"` // bytes allocated during the run
-	MaxRSS     int64         `json:"max_rss_bytes"`    // peak resident memory of the gb process
-	Engine     string        `json:"engine,omitempty"` // how connections were driven: "loop" or "goroutine"
+	CPU        time.Duration `json:"cpu_ns"`                   // user+system CPU time of the gb process during the run
+	MaxProcs   int           `json:"gomaxprocs"`               // cores gb could use for load: GOMAXPROCS, or the event loops
+	GCCycles   int64         `json:"gc_cycles"`                // garbage collections during the run
+	GCPause    time.Duration `json:"gc_pause_ns"`              // total stop-the-world pause during the run
+	HeapAllocs int64         `json:"heap_alloc_bytes"`         // bytes allocated during the run
+	MaxRSS     int64         `json:"max_rss_bytes"`            // peak resident memory of the gb process
+	BaseRSS    int64         `json:"base_rss_bytes,omitempty"` // peak resident memory before the load (after setup); 0 = not measured
+	Engine     string        `json:"engine,omitempty"`         // how connections were driven: "loop" or "goroutine"
 }
 
 // Counts are the run's request and byte counters.
@@ -192,10 +193,38 @@ func (r *Result) Failed() int64 {
 	return b.Connect + b.Receive + b.Length + b.Exceptions
 }
 
+// AddDropped records the run's dropped requests (rate mode: due before the
+// end but never sent) in the Corrected latency, as censored values: the
+// k-th of them (k from 0 to Counts.Outcomes[Dropped]-1) was due at due(k),
+// an offset from Start, and was still unsent when the run ended at
+// Elapsed, so its latency from the intended send time is at least
+// Elapsed - due(k) (0 when that is negative). The Corrected percentiles
+// then include every scheduled request and are a lower bound; without
+// this they would cover only the requests sent, understating the tail.
+// Call it once, after the run's counts are final.
+func (r *Result) AddDropped(due func(k int64) time.Duration) {
+	n := r.Counts.Outcomes[Dropped]
+	if n <= 0 {
+		return
+	}
+	d := r.Latency[Corrected]
+	if d == nil {
+		d = &Dist{}
+		r.Latency[Corrected] = d
+	}
+	for k := range n {
+		d.add(max(r.Elapsed-due(k), 0).Microseconds())
+	}
+}
+
 // Check verifies the accounting invariants that must hold for any result:
-// I2 (dispatched = ok + non2xx + Σfailed + Σaborted) and I8 (latencies are
-// non-negative and ordered: min <= p50 <= p90 <= p99 <= max). It returns
-// one error per broken invariant; none means the result is consistent.
+// I2 (dispatched = ok + non2xx + Σfailed + Σaborted), I1 in rate mode
+// (scheduled = dispatched + dropped), I5 (each histogram holds its exact
+// count; Total has one sample per complete response, and in rate mode
+// Corrected one per complete response plus one censored sample per dropped
+// request, see AddDropped) and I8 (latencies are non-negative and ordered:
+// min <= p50 <= p90 <= p99 <= max). It returns one error per broken
+// invariant; none means the result is consistent.
 func (r *Result) Check() []error {
 	var errs []error
 	o := &r.Counts.Outcomes
@@ -226,6 +255,9 @@ func (r *Result) Check() []error {
 	}
 	if t := r.Latency[Total]; t != nil && t.Count != r.Complete() {
 		errs = append(errs, fmt.Errorf("I5: %d latency samples for %d complete responses", t.Count, r.Complete()))
+	}
+	if c := r.Latency[Corrected]; r.Target.Rate > 0 && c != nil && c.Count != r.Complete()+o[Dropped] {
+		errs = append(errs, fmt.Errorf("I5: %d corrected latency samples for %d complete and %d dropped requests", c.Count, r.Complete(), o[Dropped]))
 	}
 	return errs
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"testing"
+	"time"
 )
 
 func TestExactMatchesTwoPass(t *testing.T) {
@@ -216,4 +217,35 @@ func roundTrip(t *testing.T, res *Result) (*Result, []byte) {
 		t.Errorf("re-encoding differs:\n%s\n%s", b, b2)
 	}
 	return &back, b
+}
+
+// TestAddDroppedCensors checks AddDropped: one censored sample per dropped
+// request at (end - intended time), never negative, and the I5 check of
+// the corrected latency's count.
+func TestAddDroppedCensors(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	tm := Timing{Total: 500, Processing: 500, Corrected: 700}
+	rec.Response(&tm, 0)
+	rec.End(OK)
+	res := Merge(Result{Elapsed: 10 * time.Millisecond, Target: Target{Rate: 400},
+		Counts: Counts{Dispatched: 1, Scheduled: 4}}, []*Recorder{rec}, shards)
+	res.Counts.Outcomes[Dropped] = 3
+	if errs := res.Check(); len(errs) != 1 {
+		t.Errorf("corrected count without the dropped requests: %v", errs)
+	}
+	res.AddDropped(func(k int64) time.Duration { return time.Duration(k+1) * 4 * time.Millisecond }) // 4, 8, 12 ms
+	c := res.Latency[Corrected]
+	if c.Count != 4 || c.Sum != 700+6000+2000+0 || c.Min != 0 || c.Max != 6000 || c.Hist.TotalCount() != 4 {
+		t.Errorf("corrected %+v", c.Exact)
+	}
+	if errs := res.Check(); len(errs) != 0 {
+		t.Errorf("invariants: %v", errs)
+	}
+	empty := &Result{Elapsed: time.Second, Target: Target{Rate: 1}, Counts: Counts{Scheduled: 2}}
+	empty.Counts.Outcomes[Dropped] = 2
+	empty.AddDropped(func(k int64) time.Duration { return time.Duration(k) * time.Second })
+	if c := empty.Latency[Corrected]; c == nil || c.Count != 2 || c.Max != 1_000_000 || len(empty.Check()) != 0 {
+		t.Errorf("all dropped: %+v %v", c, empty.Check())
+	}
 }

@@ -330,7 +330,13 @@ func (r *Run) warmup() *stats.Warmup {
 }
 
 // schedule counts, in rate mode, the requests that were due before the
-// run ended and the ones among them never sent (dropped).
+// run ended and the ones among them never sent (dropped), and records the
+// dropped ones in the corrected latency at (end of run - intended send
+// time), a censored value (stats.Result.AddDropped). Requests are taken in
+// index order, so the dropped are taken to be the last scheduled indexes,
+// Dispatched to Scheduled-1: the latest intended times, hence the smallest
+// values any choice of them could give, so the corrected percentiles stay
+// a lower bound.
 func (r *Run) schedule(res *stats.Result) {
 	c := &res.Counts
 	c.Scheduled = r.cfg.Pacer.Scheduled(res.Elapsed)
@@ -339,6 +345,8 @@ func (r *Run) schedule(res *stats.Result) {
 	}
 	c.Scheduled = max(c.Scheduled, c.Dispatched)
 	c.Outcomes[stats.Dropped] = c.Scheduled - c.Dispatched
+	pacer, first := r.cfg.Pacer, c.Dispatched
+	res.AddDropped(func(k int64) time.Duration { return pacer.Due(first + k) })
 }
 
 // abortOutcome is the outcome of a request cut off by the stop.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -200,5 +201,39 @@ func TestKeepOpenLeavesConnsOpen(t *testing.T) {
 	}
 	if res.Counts.ConnsClosed != 0 || res.Counts.ConnsOpened != int64(open) || open == 0 {
 		t.Errorf("opened %d closed %d, still open %d: want every opened conn left open", res.Counts.ConnsOpened, res.Counts.ConnsClosed, open)
+	}
+}
+
+// TestDroppedCountInCorrectedLatency overloads a rate run (1000 req/s on
+// one connection whose requests take 20 ms): most scheduled requests are
+// never sent, and each must be in the corrected latency at (end of run -
+// its intended send time) at least, so the corrected percentiles cover
+// every scheduled request.
+func TestDroppedCountInCorrectedLatency(t *testing.T) {
+	var calls atomic.Int64
+	pacer := pace.Constant{Freq: 1000, Per: time.Second}
+	res := mustRun(t, Config{Concurrency: 1, Duration: 300 * time.Millisecond, Pacer: pacer,
+		NewConn: newFake(&calls, fakeConn{outcome: stats.OK, delay: 20 * time.Millisecond})}, context.Background())
+	c := &res.Counts
+	dropped := c.Outcomes[stats.Dropped]
+	if dropped < 100 || c.Scheduled != c.Dispatched+dropped {
+		t.Fatalf("scheduled %d dispatched %d dropped %d: want an overloaded run", c.Scheduled, c.Dispatched, dropped)
+	}
+	corr := res.Latency[stats.Corrected]
+	if corr == nil || corr.Count != res.Complete()+dropped {
+		t.Fatalf("corrected latency holds %v samples, want %d complete + %d dropped", corr, res.Complete(), dropped)
+	}
+	var censored int64 // the least the dropped requests add
+	for i := c.Dispatched; i < c.Scheduled; i++ {
+		censored += (res.Elapsed - pacer.Due(i)).Microseconds()
+	}
+	sent := res.Latency[stats.Total].Sum // each sent request's corrected latency is at least its service time
+	if corr.Sum < censored+sent {
+		t.Errorf("corrected sum %d µs < censored %d + service %d µs", corr.Sum, censored, sent)
+	}
+	// Half the scheduled requests were due in the first half of the run
+	// and most were never sent: the median is at least a quarter of it.
+	if p50 := time.Duration(corr.Percentile(50)) * time.Microsecond; p50 < res.Elapsed/4 {
+		t.Errorf("corrected p50 %v, want at least %v", p50, res.Elapsed/4)
 	}
 }

@@ -45,15 +45,22 @@ type Config struct {
 	// Timeout bounds each fetch beyond the window it waits for, and the
 	// time Start waits for the target. Zero means 10s.
 	Timeout time.Duration
-	// MaxBody caps one profile as sent (gzip-compressed). Zero means 16 MiB.
+	// MaxBody caps one profile as sent (gzip-compressed). Zero means 8 MiB.
 	MaxBody int64
-	// MaxData caps one profile decompressed. Zero means 64 MiB.
+	// MaxData caps one profile decompressed. Zero means 16 MiB (a profile
+	// that size would not fit MaxMemory once parsed anyway).
 	MaxData int64
 	// MaxTrace caps the trace file. Zero means 256 MiB.
 	MaxTrace int64
 	// MaxEntries caps the merged CPU profile's samples plus locations;
 	// windows beyond it are skipped. Zero means 1<<19.
 	MaxEntries int
+	// MaxMemory caps the memory the capture holds at once: bodies as
+	// received, decompressed profiles, and parsed ones by an estimate from
+	// their element counts made before parsing (a profile's memory can be
+	// fifty times its size). A profile that would pass it is refused with
+	// a note. Zero means 48 MiB.
+	MaxMemory int64
 	// TopN is how many functions a top by flat value lists; a top by cum
 	// lists twice as many. Zero means 10.
 	TopN int
@@ -65,10 +72,11 @@ func (c *Config) window() time.Duration {
 
 func (c *Config) traceFor() time.Duration { return orDefault(c.TraceFor, time.Second) }
 func (c *Config) timeout() time.Duration  { return orDefault(c.Timeout, 10*time.Second) }
-func (c *Config) maxBody() int64          { return orDefault(c.MaxBody, 16<<20) }
-func (c *Config) maxData() int64          { return orDefault(c.MaxData, 64<<20) }
+func (c *Config) maxBody() int64          { return orDefault(c.MaxBody, 8<<20) }
+func (c *Config) maxData() int64          { return orDefault(c.MaxData, 16<<20) }
 func (c *Config) maxTrace() int64         { return orDefault(c.MaxTrace, 256<<20) }
 func (c *Config) maxEntries() int         { return orDefault(c.MaxEntries, 1<<19) }
+func (c *Config) maxMemory() int64        { return orDefault(c.MaxMemory, 48<<20) }
 func (c *Config) topN() int               { return orDefault(c.TopN, 10) }
 func orDefault[T int | int64 | time.Duration](v, def T) T {
 	if v <= 0 {
@@ -122,6 +130,7 @@ type Capture struct {
 
 	// Owned by the CPU goroutine; read after wg.Wait.
 	cpu     *profile.Profile
+	cpuHeld int64 // cpu's share of the memory budget
 	windows []window
 
 	// Owned by the goroutine and trace goroutines; read after wg.Wait.
@@ -155,7 +164,7 @@ func Start(ctx context.Context, cfg Config) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Capture{cfg: cfg, f: newFetcher(base, cfg.TLS), url: base.Redacted(), kinds: kinds,
+	c := &Capture{cfg: cfg, f: newFetcher(base, cfg.TLS, newBudget(cfg.maxMemory())), url: base.Redacted(), kinds: kinds,
 		vars: varsURL(base, cfg.VarsURL), stop: make(chan struct{}), base: map[Kind]*profile.Profile{}}
 	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := c.probe(); err != nil {
@@ -270,7 +279,8 @@ func (c *Capture) note(format string, args ...any) {
 func (c *Capture) probe() error {
 	ctx, cancel := context.WithTimeout(c.bg, min(c.cfg.timeout(), startWait))
 	defer cancel()
-	_, err := c.f.get(ctx, "", 1<<20, nil)
+	b, err := c.f.get(ctx, "", 1<<20, nil)
+	b.free()
 	return err
 }
 
@@ -304,7 +314,9 @@ func (c *Capture) fetchProfile(rel string, d time.Duration) (*profile.Profile, e
 	if err != nil {
 		return nil, err
 	}
-	return parse(b, c.cfg.maxData())
+	defer b.free()
+	p, _, err := parse(b, c.cfg.maxData(), c.f.mem) // held until the capture ends
+	return p, err
 }
 
 // readVars reads the target's memstats.

@@ -17,7 +17,7 @@ const maxCPUFailures = 3
 
 // cpuBody is one CPU window as received, before parsing.
 type cpuBody struct {
-	data  []byte
+	data  *body
 	began time.Time // when the request was written
 }
 
@@ -101,26 +101,56 @@ func (c *Capture) fetchWindow(ready func()) (cpuBody, error) {
 	}
 }
 
-// merge parses one window and merges it into c.cpu.
+// merge parses one window (and frees its body) and merges it into c.cpu,
+// keeping the memory budget's account of c.cpu (c.cpuHeld).
 func (c *Capture) merge(b cpuBody) error {
-	p, err := parse(b.data, c.cfg.maxData())
+	mem := c.f.mem
+	p, held, err := parse(b.data, c.cfg.maxData(), mem)
+	b.data.free()
 	if err != nil {
 		return err
 	}
 	if n := len(p.SampleType); n == 0 || p.SampleType[n-1].Unit != "nanoseconds" {
+		mem.release(held)
 		return errors.New("profile: not a CPU profile")
 	}
 	win := window{began: b.began, dur: time.Duration(max(p.DurationNanos, 0))}
-	if c.cpu != nil {
-		if p, err = mergeSafe(c.cpu, p); err != nil {
+	if c.cpu == nil {
+		if err := c.checkEntries(p); err != nil {
+			mem.release(held)
 			return err
 		}
+		c.cpu, c.cpuHeld = p, held
+		c.windows = append(c.windows, win)
+		return nil
 	}
+	bound := c.cpuHeld + held // a merge holds at most both
+	if err := mem.reserve(bound); err != nil {
+		mem.release(held)
+		return fmt.Errorf("merging a window: %w", err)
+	}
+	merged, err := mergeSafe(c.cpu, p)
+	mem.release(held) // the window, merged or dropped
+	if err == nil {
+		err = c.checkEntries(merged)
+	}
+	if err != nil {
+		mem.release(bound)
+		return err
+	}
+	share := min(estimateParsed(merged), bound)
+	mem.release(bound - share + c.cpuHeld) // the merge's slack and the old merge
+	c.cpu, c.cpuHeld = merged, share
+	c.windows = append(c.windows, win)
+	return nil
+}
+
+// checkEntries refuses a CPU profile with more samples and locations than
+// Config.MaxEntries.
+func (c *Capture) checkEntries(p *profile.Profile) error {
 	if len(p.Sample)+len(p.Location) > c.cfg.maxEntries() {
 		return fmt.Errorf("%w of %d samples and locations", errTooLarge, c.cfg.maxEntries())
 	}
-	c.cpu = p
-	c.windows = append(c.windows, win)
 	return nil
 }
 
@@ -150,7 +180,7 @@ func (c *Capture) summariseCPU(sp *stats.ServerProfile) {
 	// the server's own function sits below it.
 	n := c.cfg.topN()
 	cpu := &stats.ServerCPU{Windows: len(c.windows), Load: c.end.Sub(c.start),
-		Top: Top(c.cpu, n, ByFlat), TopCum: Top(c.cpu, 2*n, ByCum)}
+		Top: Top(c.cpu, n, ByFlat), TopCum: Top(c.cpu, 2*n, ByCum), Own: Own(c.cpu, 2*n)}
 	for _, w := range c.windows {
 		d := min(w.dur, c.cfg.window()+time.Second)
 		cpu.Profiled += d

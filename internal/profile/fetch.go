@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -45,9 +44,10 @@ var errTooLarge = errors.New("profile: larger than the cap")
 type fetcher struct {
 	client *http.Client
 	base   *url.URL
+	mem    *budget // holds the bodies read; the caller frees them
 }
 
-func newFetcher(base *url.URL, tlsConf *tls.Config) *fetcher {
+func newFetcher(base *url.URL, tlsConf *tls.Config, mem *budget) *fetcher {
 	tr := &http.Transport{
 		DialContext:            (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 		TLSHandshakeTimeout:    5 * time.Second,
@@ -68,7 +68,7 @@ func newFetcher(base *url.URL, tlsConf *tls.Config) *fetcher {
 		}
 		return nil
 	}}
-	return &fetcher{client: c, base: base}
+	return &fetcher{client: c, base: base, mem: mem}
 }
 
 // close drops the fetcher's idle connections.
@@ -107,8 +107,9 @@ func (f *fetcher) open(ctx context.Context, rel string, wrote func()) (*http.Res
 	return resp, nil
 }
 
-// get returns the body of GET base+rel, at most max bytes.
-func (f *fetcher) get(ctx context.Context, rel string, max int64, wrote func()) ([]byte, error) {
+// get returns the body of GET base+rel, at most max bytes, taken from
+// the memory budget: the caller frees it.
+func (f *fetcher) get(ctx context.Context, rel string, max int64, wrote func()) (*body, error) {
 	resp, err := f.open(ctx, rel, wrote)
 	if err != nil {
 		return nil, err
@@ -117,46 +118,73 @@ func (f *fetcher) get(ctx context.Context, rel string, max int64, wrote func()) 
 	if resp.ContentLength > max {
 		return nil, fmt.Errorf("%w: %d bytes announced, cap %d", errTooLarge, resp.ContentLength, max)
 	}
-	return readCapped(resp.Body, max)
-}
-
-// readCapped reads r to its end, failing once it holds more than max bytes.
-func readCapped(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w of %d bytes", errTooLarge, max)
-	}
-	return b, nil
+	return readBody(resp.Body, max, f.mem)
 }
 
 // parse decodes a profile as sent by net/http/pprof: gzip-compressed
 // protobuf, decompressed here to at most maxData bytes. Legacy text
 // formats and nested gzip are refused, and a panic in the decoder on
 // hostile input becomes an error.
-func parse(data []byte, maxData int64) (p *profile.Profile, err error) {
+//
+// Memory stays bounded however the target shapes its profile: a first
+// pass decompresses b without keeping it and estimates what parsing would
+// take from the protobuf's element counts (see scan), which can be fifty
+// times the size; only when that and the decompressed size fit the
+// budget does a second pass decompress into a buffer of exactly that size
+// and parse it. The buffer is given back on return; the parsed profile's
+// share, held, when the caller drops the profile.
+func parse(b *body, maxData int64, mem *budget) (p *profile.Profile, held int64, err error) {
+	open := func() (io.Reader, error) {
+		if !b.isGzip() {
+			return b.reader(), nil
+		}
+		zr, err := gzip.NewReader(b.reader())
+		if err != nil {
+			return nil, fmt.Errorf("profile: bad gzip: %v", err)
+		}
+		return zr, nil
+	}
+	r, err := open()
+	if err != nil {
+		return nil, 0, err
+	}
+	size, est, err := scan(r, maxData)
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, 0, fmt.Errorf("profile: decompressed profile is larger than the cap of %d bytes", maxData)
+	case errors.Is(err, errNestedGzip):
+		return nil, 0, err
+	case errors.Is(err, errMalformed):
+		return nil, 0, fmt.Errorf("profile: not a pprof profile: %v", err)
+	case err != nil:
+		return nil, 0, fmt.Errorf("profile: bad gzip: %v", err)
+	}
+	if err := mem.reserve(size + est); err != nil {
+		return nil, 0, fmt.Errorf("profile: parsing it would take about %d MiB: %w", (size+est+1<<20-1)>>20, err)
+	}
+	defer mem.release(size)
+	data := make([]byte, size)
+	if r, err = open(); err == nil {
+		_, err = io.ReadFull(r, data)
+	}
+	if err == nil {
+		p, err = parseSafe(data)
+	}
+	if err != nil {
+		mem.release(est)
+		return nil, 0, err
+	}
+	return p, est, nil
+}
+
+// parseSafe parses an uncompressed profile and checks it, turning a
+// panic in the decoder on hostile input into an error.
+func parseSafe(data []byte) (p *profile.Profile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("profile: malformed profile (%v)", r)
 		}
 	}()
-	if isGzip(data) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("profile: bad gzip: %v", err)
-		}
-		if data, err = readCapped(zr, maxData); err != nil {
-			if errors.Is(err, errTooLarge) {
-				return nil, fmt.Errorf("profile: decompressed profile is larger than the cap of %d bytes", maxData)
-			}
-			return nil, fmt.Errorf("profile: bad gzip: %v", err)
-		}
-		if isGzip(data) {
-			return nil, errors.New("profile: nested gzip")
-		}
-	}
 	if p, err = profile.ParseUncompressed(data); err != nil {
 		return nil, fmt.Errorf("profile: not a pprof profile: %v", err)
 	}

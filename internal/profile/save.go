@@ -66,6 +66,13 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		}
 		return
 	case after != nil && c.base[k] != nil:
+		// The delta makes a negated copy of the snapshot before and a merge.
+		extra := 2*estimateParsed(c.base[k]) + estimateParsed(after)
+		if err := c.f.mem.reserve(extra); err != nil {
+			c.note("%s: %v", k, err)
+			return
+		}
+		defer c.f.mem.release(extra)
 		var err error
 		if p, err = delta(c.base[k], after); err != nil {
 			c.note("%s: %v", k, err)
@@ -75,6 +82,7 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		if k == Allocs {
 			top := Top(p, c.cfg.topN(), ByFlat)
 			sp.Allocs = &top
+			sp.AllocObjects = sampleTotal(p, "alloc_objects")
 		}
 		if len(p.Sample) == 0 {
 			c.note("%s: no samples during the load%s", k, emptyHint[k])
@@ -89,6 +97,24 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		return
 	}
 	c.list(sp, k)
+}
+
+// sampleTotal is the sum of p's values of the sample type named typ; 0
+// when p has no such type.
+func sampleTotal(p *profile.Profile, typ string) int64 {
+	for i, st := range p.SampleType {
+		if st.Type != typ {
+			continue
+		}
+		var sum int64
+		for _, s := range p.Sample {
+			if i < len(s.Value) {
+				sum += s.Value[i]
+			}
+		}
+		return sum
+	}
+	return 0
 }
 
 // emptyHint explains an empty delta.

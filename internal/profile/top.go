@@ -35,10 +35,13 @@ const (
 //     the function;
 //   - cum: the sum of the sample values whose stack holds the function,
 //     counted once per sample however often it recurs;
-//   - total: the sum of the absolute sample values.
+//   - total: the sum of the absolute sample values, including samples
+//     with an empty stack (merged CPU profiles have them), which are in
+//     no function's row, so percentages are pprof's.
 //
 // Functions whose |cum| is below half a percent of the summed flat values
-// are left out, as pprof does with its default -nodefraction.
+// (which leave the stackless samples out) are left out, as pprof does with
+// its default -nodefraction.
 func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 	idx := sampleIndex(p)
 	top := stats.ProfileTop{}
@@ -46,8 +49,15 @@ func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 		return top
 	}
 	top.SampleType, top.Unit = p.SampleType[idx].Type, p.SampleType[idx].Unit
-	rows, total := functions(p, idx)
+	rows, total, _ := functions(p, idx)
 	top.Total = total
+	top.Functions = head(rows, n, o)
+	return top
+}
+
+// head sorts rows in order o and returns the first n, their names
+// cleaned for printing.
+func head(rows []stats.ProfileFunction, n int, o Order) []stats.ProfileFunction {
 	cmpFlat := func(a, b stats.ProfileFunction) int { return cmp.Compare(abs(b.Flat), abs(a.Flat)) }
 	cmpCum := func(a, b stats.ProfileFunction) int { return cmp.Compare(abs(b.Cum), abs(a.Cum)) }
 	first, last := cmpFlat, cmpCum
@@ -57,16 +67,17 @@ func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
 	slices.SortFunc(rows, func(a, b stats.ProfileFunction) int {
 		return cmp.Or(first(a, b), cmp.Compare(a.Name, b.Name), last(a, b))
 	})
-	top.Functions = rows[:min(n, len(rows))]
-	for i := range top.Functions {
-		top.Functions[i].Name = clean(top.Functions[i].Name, maxNameLen)
+	rows = rows[:min(n, len(rows))]
+	for i := range rows {
+		rows[i].Name = clean(rows[i].Name, maxNameLen)
 	}
-	return top
+	return rows
 }
 
 // functions returns the flat and cum values of every function of p for
-// sample type idx that pprof would show, and the total.
-func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total int64) {
+// sample type idx that pprof would show, the total, and the cutoff below
+// which pprof hides a function (by |cum|).
+func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total, cutoff int64) {
 	type node struct{ flat, cum int64 }
 	nodes := map[string]*node{}
 	at := func(name string) *node {
@@ -77,23 +88,18 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 		}
 		return nd
 	}
-	frames := map[*profile.Location][]string{}
-	framesOf := func(loc *profile.Location) []string {
-		f, ok := frames[loc]
-		if !ok {
-			f = frameNames(loc)
-			frames[loc] = f
-		}
-		return f
-	}
+	framesOf := frameCache{}.names
 	var flatSum int64
 	seen := map[string]bool{}
 	for _, s := range p.Sample {
-		if idx >= len(s.Value) || s.Value[idx] == 0 || len(s.Location) == 0 {
+		if idx >= len(s.Value) || s.Value[idx] == 0 {
 			continue
 		}
 		v := s.Value[idx]
-		total += abs(v)
+		total += abs(v) // samples without a stack too, as pprof counts them
+		if len(s.Location) == 0 {
+			continue
+		}
 		clear(seen)
 		for _, loc := range s.Location {
 			for _, name := range framesOf(loc) {
@@ -106,13 +112,26 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 		at(framesOf(s.Location[0])[0]).flat += v
 		flatSum += v
 	}
-	cutoff := abs(int64(float64(flatSum) * nodeFraction))
+	cutoff = abs(int64(float64(flatSum) * nodeFraction))
 	for name, nd := range nodes {
 		if abs(nd.cum) >= cutoff && (nd.flat != 0 || nd.cum != 0) {
 			rows = append(rows, stats.ProfileFunction{Name: name, Flat: nd.flat, Cum: nd.cum})
 		}
 	}
-	return rows, total
+	return rows, total, cutoff
+}
+
+// frameCache holds the frame names of locations already seen.
+type frameCache map[*profile.Location][]string
+
+// names returns loc's function names, innermost first (see frameNames).
+func (c frameCache) names(loc *profile.Location) []string {
+	f, ok := c[loc]
+	if !ok {
+		f = frameNames(loc)
+		c[loc] = f
+	}
+	return f
 }
 
 // sampleIndex is the sample type pprof shows by default: the profile's

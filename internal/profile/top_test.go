@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"os/exec"
@@ -140,7 +141,8 @@ func TestTopMatchesPprof(t *testing.T) {
 
 // synthetic is a small CPU profile with the cases Top must get right:
 // inlined frames, recursion, equal flat values, a function below the
-// cutoff, and a zero sample.
+// cutoff, a zero sample, and a sample with an empty stack (merged CPU
+// profiles have them; pprof counts them in the total).
 func synthetic() *profile.Profile {
 	p := &profile.Profile{
 		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
@@ -176,6 +178,7 @@ func synthetic() *profile.Profile {
 	sample(200, b, main)
 	sample(1, tiny, main) // below half a percent: dropped
 	sample(0, tiny, main)
+	sample(99) // no stack: in the total, in no row
 	return p
 }
 
@@ -190,7 +193,7 @@ func TestTopSynthetic(t *testing.T) {
 		{Name: "main.rec", Flat: 200e6, Cum: 200e6},
 		{Name: "main.main", Flat: 0, Cum: 1401e6},
 	}
-	if top.Total != 1401e6 || top.SampleType != "cpu" || top.Unit != "nanoseconds" {
+	if top.Total != 1500e6 || top.SampleType != "cpu" || top.Unit != "nanoseconds" {
 		t.Errorf("total %d %s/%s", top.Total, top.SampleType, top.Unit)
 	}
 	if len(top.Functions) != len(want) {
@@ -205,18 +208,24 @@ func TestTopSynthetic(t *testing.T) {
 	if len(cum.Functions) != 2 || cum.Functions[0].Name != "main.main" || cum.Functions[1].Name != "main.work" {
 		t.Errorf("by cum: %+v", cum.Functions)
 	}
-	file := filepath.Join(t.TempDir(), "cpu.pb.gz")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	file := writeTemp(t, p)
 	comparePprof(t, &top, file, false)
 	all := Top(p, 10, ByCum)
 	comparePprof(t, &all, file, true)
+}
+
+// writeTemp writes p to a new file for the test and returns its path.
+func writeTemp(t *testing.T, p *profile.Profile) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 func TestTopOfEmptyProfile(t *testing.T) {

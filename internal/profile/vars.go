@@ -29,10 +29,11 @@ func (f *fetcher) readVars(ctx context.Context, rel string) (*memStats, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer b.free()
 	var v struct {
 		MemStats *memStats `json:"memstats"`
 	}
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := json.NewDecoder(b.reader()).Decode(&v); err != nil {
 		return nil, errors.New("not expvar JSON")
 	}
 	if v.MemStats == nil {

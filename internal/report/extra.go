@@ -42,9 +42,15 @@ var stopReasons = map[string]string{
 // percent sign). Every key is always present except the rate-mode keys
 // (see writeRate) and "warning", which appears once per warning.
 func writeExtra(w io.Writer, r *stats.Result) {
-	c := &r.Counts
-	line := func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) }
 	fmt.Fprint(w, "\ngb:\n")
+	extraLines(r, func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) })
+	writeProfile(w, r)
+}
+
+// extraLines calls line with each key and value of gb's section, in
+// order (see writeExtra); the values are not yet defused.
+func extraLines(r *stats.Result, line func(key, value string)) {
+	c := &r.Counts
 	line("latency model", latencyModel(r))
 	line("stopped by", stoppedBy(r))
 	line("outcomes", outcomes(&c.Outcomes))
@@ -67,7 +73,6 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	for _, warn := range warnings(r) {
 		line("warning", warn)
 	}
-	writeProfile(w, r)
 }
 
 // latencyModel says what the latencies measure.

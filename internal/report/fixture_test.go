@@ -89,6 +89,10 @@ func build(s spec) *stats.Result {
 		base.Counts.Scheduled = int64(len(s.reqs))
 	}
 	r := stats.Merge(base, recs, shards)
+	if rate { // as load.Run does: the dropped requests were the last due
+		per := time.Duration(float64(time.Second) / s.target.Rate)
+		r.AddDropped(func(k int64) time.Duration { return time.Duration(dispatched+k) * per })
+	}
 	r.Server.TLSProtocol = s.tls.TLSProtocol
 	r.Server.TLSCipher = s.tls.TLSCipher
 	r.Server.TLSTempKey = s.tls.TLSTempKey

@@ -17,6 +17,11 @@ import (
 // Processing and Total only, computed from ms-rounded extremes and sums
 // (Processing = Total - Connect column by column). Every string is
 // HTML-escaped; the attributes are written as given.
+//
+// After ab's table come two more in its style (same attributes): ab's
+// percentile table of total times, as the text report has it (with two or
+// more complete responses, not with -d), and gb's section (see
+// writeExtra), whose values are defused as in the text report.
 func HTML(w io.Writer, r *stats.Result, o Options) error {
 	b := bufio.NewWriter(w)
 	t := htmlTable{w: b, tr: o.RowAttrs, td: o.cellAttrs()}
@@ -27,7 +32,32 @@ func HTML(w io.Writer, r *stats.Result, o Options) error {
 		t.times(r)
 	}
 	fmt.Fprint(b, "</table>\n")
+	if r.Complete() > 1 && !o.NoPercentiles {
+		fmt.Fprintf(b, "<table %s>\n", o.TableAttrs)
+		t.percentiles(r)
+		fmt.Fprint(b, "</table>\n")
+	}
+	fmt.Fprintf(b, "<table %s>\n", o.TableAttrs)
+	t.heading("gb")
+	extraLines(r, func(key, value string) { t.row(html.EscapeString(key), html.EscapeString(defuse(value))) })
+	fmt.Fprint(b, "</table>\n")
 	return b.Flush()
+}
+
+// heading writes a row with one heading cell across the table.
+func (t htmlTable) heading(text string) {
+	fmt.Fprintf(t.w, "<tr %s><th %s colspan=4>%s</th></tr>\n", t.tr, t.td, text)
+}
+
+// percentiles writes ab's percentile table of total times, the values of
+// the text report's.
+func (t htmlTable) percentiles(r *stats.Result) {
+	total := newRanks(r.Latency[stats.Total])
+	t.heading("Percentage of the requests served within a certain time (ms)")
+	for _, p := range abPercentiles {
+		t.cells(fmt.Sprintf("%d%%", p), fmt.Sprint(roundMS(total.percentile(p))))
+	}
+	t.cells("100%", fmt.Sprintf("%d (longest request)", roundMS(total.max)))
 }
 
 // htmlTable writes rows with the row and cell attributes.
@@ -36,10 +66,13 @@ type htmlTable struct {
 	tr, td string
 }
 
-// row writes a two-column row: a <th> label and a <td> value.
-func (t htmlTable) row(label, value string) {
-	fmt.Fprintf(t.w, "<tr %s><th colspan=2 %s>%s:</th><td colspan=2 %s>%s</td></tr>\n",
-		t.tr, t.td, label, t.td, value)
+// row writes a two-column row: a <th> label with a colon and a <td> value.
+func (t htmlTable) row(label, value string) { t.cells(label+":", value) }
+
+// cells writes a two-column row: a <th> and a <td>, as given.
+func (t htmlTable) cells(th, td string) {
+	fmt.Fprintf(t.w, "<tr %s><th colspan=2 %s>%s</th><td colspan=2 %s>%s</td></tr>\n",
+		t.tr, t.td, th, t.td, td)
 }
 
 // rows writes the rows from Server Software to HTML transferred.
@@ -110,7 +143,7 @@ func (t htmlTable) times(r *stats.Result) {
 	done := r.Complete()
 	minCon, maxCon, sumCon := roundMS(con.Min), roundMS(con.Max), roundMS(con.Sum)
 	minTot, maxTot, sumTot := roundMS(tot.Min), roundMS(tot.Max), roundMS(tot.Sum)
-	fmt.Fprintf(t.w, "<tr %s><th %s colspan=4>Connection Times (ms)</th></tr>\n", t.tr, t.td)
+	t.heading("Connection Times (ms)")
 	fmt.Fprintf(t.w, "<tr %s><th %s>&nbsp;</th> <th %s>min</th>   <th %s>avg</th>   <th %s>max</th></tr>\n",
 		t.tr, t.td, t.td, t.td, t.td)
 	t.timesRow("Connect", minCon, sumCon/done, maxCon)

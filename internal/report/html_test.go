@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"strings"
 	"testing"
 )
@@ -72,4 +73,34 @@ func TestBannerGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "banner.html", b.Bytes())
+}
+
+// TestHTMLTablesMatchText checks -w's added tables: the percentile rows
+// carry the text report's values, and gb's section has the text's keys
+// and values (escaped), rate-mode keys included.
+func TestHTMLTablesMatchText(t *testing.T) {
+	r := fixtures()["rate"]
+	var text, page bytes.Buffer
+	if err := Text(&text, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(text.String(), "Percentage of the requests served within a certain time (ms)\n")
+	for _, l := range strings.Split(table, "\n")[:9] {
+		f := strings.Fields(l)
+		want := "<th colspan=2 bgcolor=white>" + f[0] + "</th><td colspan=2 bgcolor=white>" + strings.Join(f[1:], " ") + "</td>"
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("no percentile row %q in:\n%s", want, page.String())
+		}
+	}
+	_, gb, _ := strings.Cut(text.String(), "\ngb:\n")
+	for _, l := range strings.Split(strings.TrimSpace(gb), "\n") {
+		key, value, _ := strings.Cut(strings.TrimSpace(l), ":")
+		want := "<th colspan=2 bgcolor=white>" + key + ":</th><td colspan=2 bgcolor=white>" + html.EscapeString(strings.TrimSpace(value)) + "</td>"
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("no gb row %q", want)
+		}
+	}
 }

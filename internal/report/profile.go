@@ -32,6 +32,7 @@ func writeProfile(w io.Writer, r *stats.Result) {
 		writeTop(w, &c.Top)
 		line("cpu by cum", command(c.TopCum.Command))
 		writeTop(w, &c.TopCum)
+		writeOwn(w, line, &c.Own)
 	}
 	if a := sp.Allocs; a != nil {
 		line("alloc by flat", command(a.Command))
@@ -60,22 +61,48 @@ func profileFacts(sp *stats.ServerProfile, line func(key, value string)) {
 	}
 }
 
-// perRequest is the server's allocation (and GC cycles) per response:
-// exact from memstats, else estimated from the sampled allocs profile.
+// perRequest is the server's cost per response: allocated bytes and
+// objects (and GC cycles) exact from memstats, else estimated from the
+// sampled allocs profile, then CPU time from the CPU profile (scaled from
+// the part of the load the windows covered); "" without requests or any
+// of them.
 func perRequest(sp *stats.ServerProfile) string {
-	n := float64(sp.Requests)
-	switch {
-	case sp.Requests <= 0:
+	if sp.Requests <= 0 {
 		return ""
+	}
+	n := float64(sp.Requests)
+	var parts, sources []string
+	switch {
 	case sp.Runtime != nil:
 		rt := sp.Runtime
-		return fmt.Sprintf("allocated=%.0fB objects=%.1f gc=%.4f (memstats over %d responses)",
-			float64(rt.AllocBytes)/n, float64(rt.AllocObjects)/n, float64(rt.GCCycles)/n, sp.Requests)
+		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f gc=%.4f",
+			float64(rt.AllocBytes)/n, float64(rt.AllocObjects)/n, float64(rt.GCCycles)/n))
+		sources = append(sources, "allocations from memstats")
 	case sp.Allocs != nil && sp.Allocs.Unit == "bytes":
-		return fmt.Sprintf("allocated=%.0fB (estimated from the allocs profile over %d responses)",
-			float64(sp.Allocs.Total)/n, sp.Requests)
+		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f", float64(sp.Allocs.Total)/n, float64(sp.AllocObjects)/n))
+		sources = append(sources, "allocations estimated from the allocs profile")
 	}
-	return ""
+	if c := sp.CPU; c != nil && c.Covered > 0 {
+		cpu := float64(c.Top.Total) * float64(c.Load) / float64(c.Covered) / n // ns
+		parts = append(parts, fmt.Sprintf("cpu=%.3fms", cpu/1e6))
+		sources = append(sources, "cpu from the CPU profile")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s, over %d responses)", strings.Join(parts, " "), strings.Join(sources, ", "), sp.Requests)
+}
+
+// writeOwn writes the "your code" view of the CPU profile (ServerCPU.Own)
+// as a table like writeTop's, the library calls of the target's code
+// marked "(called by your code)".
+func writeOwn(w io.Writer, line func(key, value string), t *stats.ProfileTop) {
+	if len(t.Functions) == 0 {
+		line("cpu in your code", "none: every sampled function is in the Go standard library or runtime")
+		return
+	}
+	line("cpu in your code", "by cum: functions outside the standard library and runtime, and the library calls they make")
+	writeTop(w, t)
 }
 
 // writeFiles lists the folder and files saved, and the command that opens
@@ -109,8 +136,12 @@ func writeTop(w io.Writer, t *stats.ProfileTop) {
 	var sum int64
 	for _, f := range t.Functions {
 		sum += f.Flat
+		name := defuse(f.Name)
+		if f.Callee {
+			name += " (called by your code)"
+		}
 		fmt.Fprintf(w, "    %10s %9s %9s %10s %9s  %s\n", formatValue(f.Flat, t.Unit), pct(f.Flat, t.Total),
-			pct(sum, t.Total), formatValue(f.Cum, t.Unit), pct(f.Cum, t.Total), defuse(f.Name))
+			pct(sum, t.Total), formatValue(f.Cum, t.Unit), pct(f.Cum, t.Total), name)
 	}
 	if len(t.Functions) == 0 {
 		fmt.Fprint(w, "    (no samples)\n")

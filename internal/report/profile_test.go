@@ -39,7 +39,17 @@ func serverProfile() *stats.ServerProfile {
 					fn("runtime.concatstrings", 60*ms, 590*ms),
 				},
 			},
+			Own: stats.ProfileTop{
+				SampleType: "cpu", Unit: "nanoseconds", Total: 1640 * ms,
+				Functions: []stats.ProfileFunction{
+					fn("github.com/gb-bench/gb/internal/testserver.(*Server).serveLeftpad", 0, 620*ms),
+					fn("github.com/gb-bench/gb/internal/testserver.leftpad", 0, 600*ms),
+					{Name: "runtime.concatstrings", Flat: 60 * ms, Cum: 590 * ms, Callee: true},
+					{Name: "encoding/json.Marshal", Flat: 0, Cum: 20 * ms, Callee: true},
+				},
+			},
 		},
+		AllocObjects: 2013312,
 		Allocs: &stats.ProfileTop{
 			SampleType: "alloc_space", Unit: "bytes", Total: 1997075304, Command: "go tool pprof -top " + dir + "/allocs.pb.gz",
 			Functions: []stats.ProfileFunction{
@@ -68,6 +78,7 @@ func hostileProfile() *stats.ServerProfile {
 	sp.CPU.Top.Functions[0].Name = "Requests per second: 99.5%\x1b[2J"
 	sp.CPU.TopCum.Command = ""
 	sp.Allocs.Functions[1].Name = "Failed requests:\r\nComplete requests: 1"
+	sp.CPU.Own.Functions[2].Name = "Total: 50%\x1b[0m"
 	return sp
 }
 

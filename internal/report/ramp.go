@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gb-bench/gb/stats"
 )
@@ -46,10 +47,22 @@ const (
 	saturationBlipsAt = 3    // with this many later steps, one may be a blip above the band
 )
 
+// The rule for rate steps (see [Saturation] and [Missed]).
+const (
+	rateHeld    = 0.95                 // a step that served less than this share of its target rate missed it
+	rateJump    = 4                    // corrected p50 above this many times the lightest earlier p99 is a jump...
+	rateJumpMin = 5 * time.Millisecond // ...if it is also this much above it
+	rateLagP50  = 5 * time.Millisecond // half the requests sent later than this: the schedule slipped
+)
+
 // Saturation returns the index of the saturation step of steps (in load
-// order, all of one kind), or -1 when there is none: the first step after
-// which throughput stops rising while p99 keeps rising. Precisely, the
-// first step i such that
+// order, all of one kind), or -1 when there is none.
+//
+// In rate steps (by is ByRate) it is the first step that missed its
+// target (see [Missed]): the server could not keep up with that rate.
+//
+// In concurrency steps it is the first step after which throughput stops
+// rising while p99 keeps rising. Precisely, the first step i such that
 //
 //   - no later step's throughput is more than 5% above step i's, except
 //     one blip when three or more steps follow (a shared machine or a
@@ -63,6 +76,14 @@ const (
 // too, and so does the first step when the server was saturated from the
 // start.
 func Saturation(by string, steps []*stats.Result) int {
+	if by == ByRate {
+		for i := range steps {
+			if Missed(steps, i) != "" {
+				return i
+			}
+		}
+		return -1
+	}
 	if len(steps) < 2 {
 		return -1
 	}
@@ -86,6 +107,56 @@ func Saturation(by string, steps []*stats.Result) int {
 		}
 	}
 	return -1
+}
+
+// Missed says how rate step i of steps missed its target rate, or returns
+// "" when it held it. A step missed it when
+//
+//   - it served less than 95% of the target: complete responses per
+//     second of the schedule (the step's elapsed time less its median
+//     service time, the tail of the last requests) below 0.95 times the
+//     target rate;
+//   - or its corrected latency jumped: its corrected p50 (which includes
+//     the dropped requests, see stats.Result.AddDropped) is more than four
+//     times the lowest corrected p99 of the earlier steps, and at least
+//     5 ms above it: requests queued behind the schedule;
+//   - or the sends fell behind: its lag p50 is above 5 ms.
+func Missed(steps []*stats.Result, i int) string {
+	s := steps[i]
+	if s.Target.Rate <= 0 {
+		return ""
+	}
+	if served := servedRate(s); served < rateHeld*s.Target.Rate {
+		return fmt.Sprintf("it served %.2f of its %s req/s", throughput(s), loadString(ByRate, s))
+	}
+	p50 := percentile(latency(ByRate, s), 50)
+	if i > 0 {
+		ref := int64(math.MaxInt64)
+		for _, e := range steps[:i] {
+			ref = min(ref, percentile(latency(ByRate, e), 99))
+		}
+		if float64(p50) > rateJump*float64(ref) && p50-ref >= rateJumpMin.Microseconds() {
+			return fmt.Sprintf("its corrected p50 jumped to %s ms (lowest earlier p99 %s ms)", ms(float64(p50)), ms(float64(ref)))
+		}
+	}
+	if lag := percentile(s.Latency[stats.Lag], 50); lag > rateLagP50.Microseconds() {
+		return fmt.Sprintf("its sends fell behind the schedule (lag p50 %s ms)", ms(float64(lag)))
+	}
+	return ""
+}
+
+// servedRate is the step's complete responses per second of its schedule:
+// its elapsed time less the median service time (the last requests' tail),
+// or all of it when that leaves nothing.
+func servedRate(r *stats.Result) float64 {
+	d := r.Elapsed - time.Duration(percentile(r.Latency[stats.Total], 50))*time.Microsecond
+	if d <= 0 {
+		d = r.Elapsed
+	}
+	if d <= 0 {
+		return 0
+	}
+	return float64(r.Complete()) / d.Seconds()
 }
 
 // medianP99 is the median of the steps' p99 latencies in µs (the lower
@@ -185,23 +256,55 @@ func RampStep(w io.Writer, by string, n int, r *stats.Result) error {
 }
 
 // RampSummary writes the ramp's conclusion: the saturation step, or that
-// the ramp found none.
+// the ramp found none. For rate steps it names the first step that missed
+// its target and how (see [Missed]), and the highest rate held; the advice
+// to raise the last step's load appears only when no step missed.
 func RampSummary(w io.Writer, rp *Ramp) error {
-	steps := rp.Steps
-	if rp.Saturation < 1 || rp.Saturation > len(steps) {
-		_, err := fmt.Fprintf(w, "saturation: none found: throughput did not level off while p99 rose; raise the last step's %s\n", loadName(rp.By))
+	steps, n := rp.Steps, rp.Saturation
+	if rp.By == ByRate && (n < 1 || n > len(steps)) {
+		n = Saturation(ByRate, steps) + 1 // a ramp read back may lack it; never advise more load past a miss
+	}
+	if n < 1 || n > len(steps) {
+		what := "throughput did not level off while p99 rose"
+		if rp.By == ByRate {
+			what = "every step served its target rate without a jump in corrected latency or lag"
+		}
+		_, err := fmt.Fprintf(w, "saturation: none found: %s; raise the last step's %s\n", what, loadName(rp.By))
 		return err
 	}
-	s, last, later := steps[rp.Saturation-1], steps[len(steps)-1], steps[rp.Saturation:]
+	if rp.By == ByRate {
+		if why := Missed(steps, n-1); why != "" {
+			return rateSummary(w, steps, n, why)
+		}
+	}
+	s, last, later := steps[n-1], steps[len(steps)-1], steps[n:]
 	tputs := make([]float64, len(later))
 	for i, t := range later {
 		tputs[i] = throughput(t)
 	}
+	if len(tputs) == 0 {
+		tputs = []float64{throughput(s)}
+	}
 	slices.Sort(tputs)
 	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s: %.2f req/s at p99 %s ms; up to %s %s throughput rose no further (later steps: median %.2f, best %.2f req/s) while p99 reached %s ms\n",
-		rp.Saturation, loadName(rp.By), loadString(rp.By, s), throughput(s), ms(float64(percentile(latency(rp.By, s), 99))),
+		n, loadName(rp.By), loadString(rp.By, s), throughput(s), ms(float64(percentile(latency(rp.By, s), 99))),
 		loadName(rp.By), loadString(rp.By, last), tputs[(len(tputs)-1)/2], tputs[len(tputs)-1],
 		ms(float64(percentile(latency(rp.By, last), 99))))
+	return err
+}
+
+// rateSummary writes the conclusion of a rate ramp whose step n (1-based)
+// missed its target, for the reason why.
+func rateSummary(w io.Writer, steps []*stats.Result, n int, why string) error {
+	s := steps[n-1]
+	held := "; no step held its target rate: start the ramp lower"
+	if n > 1 {
+		h := steps[n-2]
+		held = fmt.Sprintf("; the highest rate held was %s (step %d: %.2f req/s at corrected p99 %s ms)",
+			loadString(ByRate, h), n-1, throughput(h), ms(float64(percentile(latency(ByRate, h), 99))))
+	}
+	_, err := fmt.Fprintf(w, "saturation: step %d, rate %s missed its target: %s; corrected p99 %s ms%s\n",
+		n, loadString(ByRate, s), why, ms(float64(percentile(latency(ByRate, s), 99))), held)
 	return err
 }
 

@@ -111,13 +111,121 @@ func TestRampGolden(t *testing.T) {
 }
 
 // TestRampSaturationOfFixtures checks the fixtures' knees: concurrency 8
-// (step 4) and 800 req/s (step 4).
+// (step 4) and, in rate steps, the first rate the server could not serve,
+// 1000 req/s (step 5).
 func TestRampSaturationOfFixtures(t *testing.T) {
 	if got := concurrencyRamp().Saturation; got != 4 {
 		t.Errorf("concurrency ramp: saturation step %d, want 4", got)
 	}
-	if got := rateRamp().Saturation; got != 4 {
-		t.Errorf("rate ramp: saturation step %d, want 4", got)
+	if got := rateRamp().Saturation; got != 5 {
+		t.Errorf("rate ramp: saturation step %d, want 5", got)
+	}
+}
+
+// TestRateRampMissedTarget is issue 13's nginx ramp, scaled down: 1000
+// to 4000 req/s for 1 s each; at 3000 req/s the server serves only 2641
+// and requests queue (corrected p50 about 250 ms), at 4000 about the same.
+// Throughput rose past step 2 and p99 did not rise after step 3, so the
+// concurrency rule finds no knee; but step 3 missed its target, so it is
+// the saturation step, the summary says so, and never advises to raise
+// the rate.
+func TestRateRampMissedTarget(t *testing.T) {
+	rp := &Ramp{By: ByRate}
+	var offset time.Duration
+	for i, st := range []struct {
+		rate   int
+		served float64
+		queue  int64 // µs
+	}{{1000, 1000, 0}, {2000, 1999.9, 0}, {3000, 2641, 500_000}, {4000, 2700, 480_000}} {
+		tg := target("/", 50, int64(st.rate))
+		tg.KeepAlive, tg.Rate = true, float64(st.rate)
+		elapsed := time.Duration(float64(st.rate) / st.served * float64(time.Second))
+		rp.Steps = append(rp.Steps, rampStep(tg, st.rate, 300, st.queue, elapsed, offset, uint64(20+i)))
+		offset += elapsed
+	}
+	if got := Saturation(ByConcurrency, rp.Steps); got != -1 {
+		t.Fatalf("fixture: the concurrency rule finds step %d; it should find none", got+1)
+	}
+	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	if rp.Saturation != 3 {
+		t.Fatalf("saturation step %d, want 3", rp.Saturation)
+	}
+	var sum, plot bytes.Buffer
+	if err := RampSummary(&sum, rp); err != nil {
+		t.Fatal(err)
+	}
+	if err := RampPlot(&plot, rp, "r.csv", "r.png"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.String(); !strings.HasPrefix(got, "saturation: step 3, rate 3000 missed its target: it served 2641.00 of its 3000 req/s;") ||
+		!strings.Contains(got, "the highest rate held was 2000 (step 2") || strings.Contains(got, "raise") {
+		t.Errorf("summary: %s", got)
+	}
+	if !strings.Contains(plot.String(), "set arrow 1 from 3000,") || !strings.Contains(plot.String(), "(target missed)") {
+		t.Errorf("plot marks no missed target at 3000:\n%s", plot.String())
+	}
+	rp.Saturation = 0 // as from a ramp file without it: the summary still never advises more load
+	sum.Reset()
+	if err := RampSummary(&sum, rp); err != nil || strings.Contains(sum.String(), "raise") {
+		t.Errorf("summary without the step: %v %s", err, sum.String())
+	}
+}
+
+// rateStep is a 1 s rate step at rate req/s of which served per second
+// were served, every response with the given corrected latency and lag
+// in µs and a 300 µs service time.
+func rateStep(rate, served float64, corrected, lag int64) *stats.Result {
+	n := int(rate)
+	reqs := make([]req, n)
+	for i := range reqs {
+		reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: 300, stats.Processing: 300,
+			stats.Corrected: corrected, stats.Lag: lag}}
+	}
+	tg := target("/", 10, int64(n))
+	tg.Rate = rate
+	elapsed := time.Duration(rate / served * float64(time.Second))
+	return build(spec{target: tg, elapsed: elapsed, stoppedBy: stats.StopCount, reqs: reqs})
+}
+
+// TestMissedRule runs the rate rule: a step misses its target when it
+// serves less than 95 pct of it, when its corrected latency jumps, or when
+// its sends fall behind.
+func TestMissedRule(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		served    []float64 // of 1000, 2000, ... req/s
+		corrected []int64   // µs
+		lag       []int64   // µs
+		want      int
+		why       string
+	}{
+		{"held", []float64{1000, 2000, 2990}, []int64{300, 320, 350}, []int64{0, 10, 20}, -1, ""},
+		{"served short", []float64{1000, 2000, 2800}, []int64{300, 320, 350}, []int64{0, 0, 0}, 2, "it served 2800.00 of its 3000 req/s"},
+		{"corrected jump", []float64{1000, 2000, 3000}, []int64{300, 320, 9000}, []int64{0, 0, 0}, 2, "its corrected p50 jumped to 9.000 ms (lowest earlier p99 0.300 ms)"},
+		{"a small jump is noise", []float64{1000, 2000, 3000}, []int64{300, 320, 2000}, []int64{0, 0, 0}, -1, ""},
+		{"lag", []float64{1000, 2000, 3000}, []int64{300, 320, 350}, []int64{0, 0, 6000}, 2, "its sends fell behind the schedule (lag p50 6.000 ms)"},
+		{"first step missed", []float64{500, 1000}, []int64{300, 300}, []int64{0, 0}, 0, "it served 500.00 of its 1000 req/s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps []*stats.Result
+			for i := range tc.served {
+				steps = append(steps, rateStep(float64(1000*(i+1)), tc.served[i], tc.corrected[i], tc.lag[i]))
+			}
+			got := Saturation(ByRate, steps)
+			if got != tc.want {
+				t.Fatalf("Saturation = %d, want %d", got, tc.want)
+			}
+			if got >= 0 && Missed(steps, got) != tc.why {
+				t.Errorf("Missed = %q, want %q", Missed(steps, got), tc.why)
+			}
+			var b bytes.Buffer
+			if err := RampSummary(&b, &Ramp{By: ByRate, Steps: steps, Saturation: got + 1}); err != nil {
+				t.Fatal(err)
+			}
+			if (got >= 0) == strings.Contains(b.String(), "raise") {
+				t.Errorf("summary: %s", b.String())
+			}
+		})
 	}
 }
 
@@ -184,7 +292,7 @@ func TestRampJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.By != ByRate || back.Saturation != 4 || len(back.Steps) != 6 || back.Steps[0].Version != stats.FormatVersion {
+	if back.By != ByRate || back.Saturation != 5 || len(back.Steps) != 6 || back.Steps[0].Version != stats.FormatVersion {
 		t.Fatalf("read back: by %q saturation %d steps %d", back.By, back.Saturation, len(back.Steps))
 	}
 	for _, f := range []func(*bytes.Buffer, *Ramp) error{

@@ -10,7 +10,9 @@ import (
 
 // writeRate writes the rate-mode keys: "target rate", "achieved rate",
 // "late sends", "lag ms" and "corrected ms" (beside "latency ms", which is
-// then the uncorrected service time).
+// then the uncorrected service time), and with dropped requests
+// "corrected includes", which says that they are in the corrected
+// latency as censored values (see stats.Result.AddDropped).
 func writeRate(line func(key, value string), r *stats.Result) {
 	c := &r.Counts
 	line("target rate", fmt.Sprintf("%.2f req/s", r.Target.Rate))
@@ -19,6 +21,9 @@ func writeRate(line func(key, value string), r *stats.Result) {
 	line("late sends", fmt.Sprintf("%d (started more than %v behind schedule)", c.Late, stats.LateAfter))
 	line("lag ms", latencySummary(r.Latency[stats.Lag]))
 	line("corrected ms", latencySummary(r.Latency[stats.Corrected]))
+	if n := c.Outcomes[stats.Dropped]; n > 0 {
+		line("corrected includes", fmt.Sprintf("%d dropped requests, each at (end of run - its intended send time): the corrected latencies are a lower bound", n))
+	}
 }
 
 // achieved is the rate at which requests were sent, per second.
@@ -29,17 +34,27 @@ func achieved(r *stats.Result) float64 {
 	return float64(r.Counts.Dispatched) / r.Elapsed.Seconds()
 }
 
-// clientCost describes what gb itself spent during the run.
+// clientCost describes what gb itself spent during the run: its peak RSS,
+// and from minRSSConns connections on, when the baseline is known, the
+// growth above it per connection (never the whole RSS divided by -c).
 func clientCost(r *stats.Result) string {
 	cl := &r.Client
 	s := fmt.Sprintf("engine=%s cpu=%.2f cores (of %d) gc=%d pause=%.3fms allocated=%dB",
 		cmp.Or(cl.Engine, "goroutine"), cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
 	if cl.MaxRSS > 0 {
-		s += fmt.Sprintf(" rss=%.1fMiB (%.1fKiB per connection)", float64(cl.MaxRSS)/(1<<20),
-			float64(cl.MaxRSS)/1024/float64(max(r.Target.Concurrency, 1)))
+		s += fmt.Sprintf(" rss=%.1fMiB", float64(cl.MaxRSS)/(1<<20))
+		if c := r.Target.Concurrency; cl.BaseRSS > 0 && c >= minRSSConns && cl.MaxRSS > cl.BaseRSS {
+			s += fmt.Sprintf(" (%.1fMiB above the baseline, %.1fKiB per connection)",
+				float64(cl.MaxRSS-cl.BaseRSS)/(1<<20), float64(cl.MaxRSS-cl.BaseRSS)/1024/float64(c))
+		}
 	}
 	return s
 }
+
+// minRSSConns is the fewest connections for which the client line shows
+// memory per connection: below it, what a run costs whatever its -c (the
+// histograms, buffers and goroutines of the engine) outweighs them.
+const minRSSConns = 256
 
 // cores is gb's average CPU use during the run, in cores.
 func cores(r *stats.Result) float64 {

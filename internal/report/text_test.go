@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/gb-bench/gb/stats"
@@ -120,5 +121,33 @@ func TestTLSLinesOnlyForHTTPS(t *testing.T) {
 	}
 	if bytes.Contains(b.Bytes(), []byte("SSL/TLS")) {
 		t.Errorf("TLS line for an http URL:\n%s", b.String())
+	}
+}
+
+// TestClientRSSPerConnection checks the client line's memory: the whole
+// process's RSS divided by -c is never shown as a per-connection cost;
+// with a baseline and enough connections, the growth above it is.
+func TestClientRSSPerConnection(t *testing.T) {
+	for _, tc := range []struct {
+		conns     int
+		base, max int64 // bytes
+		want      string
+	}{
+		{50, 0, 14 << 20, "rss=14.0MiB\n"},
+		{50, 10 << 20, 14 << 20, "rss=14.0MiB\n"},
+		{1000, 0, 60 << 20, "rss=60.0MiB\n"},
+		{1000, 10 << 20, 60 << 20, "rss=60.0MiB (50.0MiB above the baseline, 51.2KiB per connection)\n"},
+	} {
+		r := fixtures()["keepalive"]
+		r.Target.Concurrency = tc.conns
+		r.Client.BaseRSS, r.Client.MaxRSS = tc.base, tc.max
+		var b bytes.Buffer
+		if err := Text(&b, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), " "+tc.want) {
+			_, client, _ := strings.Cut(b.String(), "  client:")
+			t.Errorf("-c %d, base %d, max %d: client line%s\nwant it to end in %q", tc.conns, tc.base, tc.max, client, tc.want)
+		}
 	}
 }

@@ -1,0 +1,123 @@
+package profile
+
+import (
+	"strings"
+
+	"github.com/gb-bench/gb/stats"
+	"github.com/google/pprof/profile"
+)
+
+// stdRoots are the first elements of the import paths of Go's standard
+// library (`go list std`), runtime included; "vendor" holds the library's
+// vendored packages.
+var stdRoots = map[string]bool{}
+
+func init() {
+	for _, r := range strings.Fields(`archive bufio bytes cmp compress container context crypto database
+		debug embed encoding errors expvar flag fmt go hash html image index internal io iter log maps math
+		mime net os path plugin reflect regexp runtime slices sort strconv strings structs sync syscall
+		testing text time unicode unique unsafe vendor weak`) {
+		stdRoots[r] = true
+	}
+}
+
+// Own returns the "your code" view of p for its default sample type:
+// the first n rows by cum (as Top's ByCum orders them) of
+//
+//   - the functions of the target's own code: every package outside Go's
+//     standard library and runtime (its main module, package main, and
+//     the modules it depends on), with pprof's flat and cum values;
+//   - the standard-library functions that the target's code calls
+//     (Callee rows): for each, the samples in which it is the direct
+//     callee of the innermost frame of the target's code, so cum is the
+//     time (or bytes) the library spends on the code's behalf below it,
+//     and flat the part in that function itself. A logging call
+//     (log.Printf, log.(*Logger).output) shows here even when its cost
+//     lies in syscalls far down the stack.
+//
+// Rows below pprof's -nodefraction cutoff are left out, as in Top; Total
+// is the profile's total, so percentages compare with Top's.
+func Own(p *profile.Profile, n int) stats.ProfileTop {
+	idx := sampleIndex(p)
+	if idx < 0 {
+		return stats.ProfileTop{}
+	}
+	rows, total, cutoff := functions(p, idx)
+	top := stats.ProfileTop{SampleType: p.SampleType[idx].Type, Unit: p.SampleType[idx].Unit, Total: total}
+	var own []stats.ProfileFunction
+	for _, r := range rows {
+		if isOwn(r.Name) {
+			own = append(own, r)
+		}
+	}
+	for name, v := range callees(p, idx) {
+		if abs(v.Cum) >= cutoff && v.Cum != 0 {
+			own = append(own, stats.ProfileFunction{Name: name, Flat: v.Flat, Cum: v.Cum, Callee: true})
+		}
+	}
+	top.Functions = head(own, n, ByCum)
+	return top
+}
+
+// callees sums, per standard-library function, the samples of p in which
+// it is the direct callee of the innermost frame of the target's code.
+func callees(p *profile.Profile, idx int) map[string]*stats.ProfileFunction {
+	out := map[string]*stats.ProfileFunction{}
+	framesOf := frameCache{}.names
+	var stack []string
+	for _, s := range p.Sample {
+		if idx >= len(s.Value) || s.Value[idx] == 0 {
+			continue
+		}
+		stack = stack[:0]
+		for _, loc := range s.Location {
+			stack = append(stack, framesOf(loc)...)
+		}
+		for j, name := range stack { // innermost first
+			if !isOwn(name) {
+				continue
+			}
+			if j > 0 {
+				c := out[stack[j-1]]
+				if c == nil {
+					c = &stats.ProfileFunction{}
+					out[stack[j-1]] = c
+				}
+				c.Cum += s.Value[idx]
+				if j == 1 {
+					c.Flat += s.Value[idx]
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// isOwn reports whether the function named name belongs to the target's
+// own code: a package outside the standard library, or package main. A
+// name without a package (an address, "?") or of a compiler-generated
+// function ("type:.eq.…") is not.
+func isOwn(name string) bool {
+	pkg := pkgPath(name)
+	if pkg == "" || strings.ContainsAny(pkg, ": ") {
+		return false
+	}
+	root, _, _ := strings.Cut(pkg, "/")
+	return pkg == "main" || !stdRoots[root]
+}
+
+// pkgPath returns the import path of the package of a Go function name
+// ("github.com/a/b.(*T).M" → "github.com/a/b", "log.Printf" → "log"),
+// ignoring type arguments; "" when the name has none.
+func pkgPath(name string) string {
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		name = name[:i]
+	}
+	slash := strings.LastIndexByte(name, '/')
+	dot := strings.IndexByte(name[slash+1:], '.')
+	if dot <= 0 {
+		return ""
+	}
+	return name[:slash+1+dot]
+}
