@@ -2,10 +2,12 @@ package gb_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -42,6 +44,10 @@ func TestWarmup(t *testing.T) {
 			}
 			if res.Start.Before(began.Add(cfg.Warmup)) {
 				t.Errorf("measuring began %v after the call, before the warm-up's end", res.Start.Sub(began))
+			}
+			var text strings.Builder
+			if err := report.Text(&text, res, report.Options{}); err != nil || !strings.Contains(text.String(), "warm-up:") || !strings.Contains(text.String(), "300ms before measuring, not counted above: ") {
+				t.Errorf("the report does not show the warm-up: %v", err)
 			}
 			if cfg.Rate.Freq > 0 && (res.Counts.Outcomes[stats.Dropped] != 0 || res.Latency[stats.Corrected].Count != cfg.Requests) {
 				t.Errorf("rate: dropped %d, corrected samples %d", res.Counts.Outcomes[stats.Dropped], res.Latency[stats.Corrected].Count)

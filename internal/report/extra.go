@@ -53,6 +53,10 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	c := &r.Counts
 	line("latency model", latencyModel(r))
 	line("stopped by", stoppedBy(r))
+	if w := r.Warmup; w != nil {
+		line("warm-up", fmt.Sprintf("%v before measuring, not counted above: %d requests, %s, connections opened=%d",
+			w.Duration, w.Counts.Dispatched, outcomes(&w.Counts.Outcomes), w.Counts.ConnsOpened))
+	}
 	line("outcomes", outcomes(&c.Outcomes))
 	if len(c.Errors) > 0 || c.OtherErrors > 0 {
 		line("errors", errorSummary(c))
