@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestBadInput runs the binary with bad command lines: each gives its exit
@@ -74,7 +75,7 @@ var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
 // TestClusteredFlagsAndHeaders checks ab's getopt forms: clusters,
 // attached values, repeated -H with commas and colons kept whole.
 func TestClusteredFlagsAndHeaders(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := gb(t, "-kc5", "-n20", "-H", "Accept: a, b", "-H", "X-Token: Bearer a:b", "-A", "user:secret",
 		"-C", "session=abc", "--json="+js, srv.URL()+"/hello")
@@ -98,7 +99,7 @@ func TestClusteredFlagsAndHeaders(t *testing.T) {
 
 // TestOutputFiles writes -e, -g and --json and checks their shapes.
 func TestOutputFiles(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, tsv, js := filepath.Join(dir, "p.csv"), filepath.Join(dir, "g.tsv"), filepath.Join(dir, "r.json")
 	r := gb(t, "-k", "-c", "3", "-n", "200", "-q", "-e", csv, "-g", tsv, "--json", js, srv.URL()+"/hello")
@@ -132,7 +133,7 @@ func TestOutputFiles(t *testing.T) {
 }
 
 func TestProgressLinesAndVersion(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := gb(t, "-k", "-c", "2", "-n", "1000", srv.URL()+"/hello")
 	want := "Completed 100 requests\n"
 	if !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "Completed 1000 requests\nFinished 1000 requests\n") {

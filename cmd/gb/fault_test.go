@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -255,7 +256,7 @@ func TestFaults(t *testing.T) {
 
 // runFault runs one fault case with --engine=engine and checks it.
 func runFault(t *testing.T, fc faultCase, engine string) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	r := gb(t, append(fc.args, "--engine="+engine, "-q", "--json", js, srv.FaultURL()+fc.path)...)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // maxRSS runs the gb binary and returns its peak resident memory in KiB.
@@ -22,7 +23,7 @@ func maxRSS(t *testing.T, args ...string) int64 {
 // TestMemoryFlatInN (I11): twenty times more requests cost no more memory:
 // latencies go to fixed-size histograms, bodies are discarded.
 func TestMemoryFlatInN(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	url := srv.URL() + "/1k.dat"
 	small := maxRSS(t, "-q", "-k", "-c", "20", "-n", "20000", url)
 	large := maxRSS(t, "-q", "-k", "-c", "20", "-n", "400000", url)
@@ -37,7 +38,7 @@ func TestMemoryFlatInN(t *testing.T) {
 // TestVerboseRedactsSecrets: -v 2 prints the request as ab does, with
 // credentials hidden.
 func TestVerboseRedactsSecrets(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := gb(t, "-v", "2", "-n", "2", "-A", "alice:s3cret", "-C", "sid=abc123", "-H", "Authorization: Bearer tok987", srv.URL()+"/status?s=503")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // profileSection returns the report's server profile section.
@@ -28,7 +28,7 @@ func profileSection(t *testing.T, report string) string {
 // slow /leftpad shows in the CPU and allocs tops with a non-zero
 // allocation per request; /bytes/1024 does not.
 func TestProfileEndToEnd(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct {
 		name, path string
 		leftpad    bool
@@ -87,8 +87,12 @@ func TestProfileEndToEnd(t *testing.T) {
 // nginx) gives one warning line and the run completes.
 func TestProfileWithoutPprof(t *testing.T) {
 	targets := map[string]func(t *testing.T) string{
-		"no-pprof": func(t *testing.T) string { return startServer(t, testserver.Options{NoPprof: true}).URL() + "/hello" },
-		"nginx":    func(t *testing.T) string { return nginxtest.Start(t, nginxtest.Options{}).URL + "/small.txt" },
+		"no-pprof": func(t *testing.T) string {
+			return testsupport.Server(t, testserver.Options{NoPprof: true}).URL() + "/hello"
+		},
+		"nginx": func(t *testing.T) string {
+			return testsupport.StartNginx(t, testsupport.NginxOptions{}).URL + "/small.txt"
+		},
 	}
 	for name, url := range targets {
 		t.Run(name, func(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -82,7 +82,7 @@ func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, r
 // from step to step, every request reaches the server, and the files are
 // consistent.
 func TestRampFindsKnee(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	var before testserver.Ledger
 	dir, r, rp := rampKnee(t, 2, func(dir string) []string {
 		before = srv.Ledger()
@@ -162,7 +162,7 @@ func renderPlot(t *testing.T, dir, gp, png string) {
 // saturation point is 300 req/s. The JSON goes to stdout, the lines to
 // stderr.
 func TestRampRateSteps(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir, r, rp := rampKnee(t, 3, func(dir string) []string {
 		return []string{"-k", "-c", "8", "--rate-from", "100", "--rate-to", "400", "--step-time", "500ms", "--pause", "0",
 			"--csv", filepath.Join(dir, "r.csv"), "--plot", filepath.Join(dir, "r.gp"), "--json", filepath.Join(dir, "ramp.json"),
@@ -193,7 +193,7 @@ func TestRampRateSteps(t *testing.T) {
 // TestRampJSONToStdout: with --json -, stdout carries the JSON alone and
 // the step lines go to stderr.
 func TestRampJSONToStdout(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := gb(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -210,7 +210,7 @@ func TestRampJSONToStdout(t *testing.T) {
 // TestRampNginx ramps against nginx: every request is in its access log,
 // and with keep-alive the connections of one step serve the next.
 func TestRampNginx(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	js := filepath.Join(t.TempDir(), "n.json")
 	r := gb(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "50", "--pause", "0",
 		"--json", js, ngx.URL+"/10k.dat")
@@ -235,7 +235,7 @@ func TestRampNginx(t *testing.T) {
 // TestRampSIGINT interrupts a ramp during its second step: the completed
 // step is in the CSV, the cut one only in the JSON, and gb exits 1.
 func TestRampSIGINT(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, js := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
 	cmd, out, errb := startGB(t, "ramp", "-k", "--from", "1", "--to", "3", "--per-user", "100", "--pause", "0",
@@ -330,7 +330,7 @@ func TestRampBadOptions(t *testing.T) {
 // go test -race watches the pool, the step context and the progress
 // sampling while real workers use them.
 func TestRampInProcess(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "p.json")
 	var out, errb bytes.Buffer
 	// 200 requests per connection: with fewer, the carried-over connections

@@ -8,19 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
-
-func startServer(t *testing.T, o testserver.Options) *testserver.Server {
-	return testserver.ForTest(t, o)
-}
 
 // TestCountsEqualServerLedger runs gb against gb's own server and checks
 // the report and the JSON result against what the server saw.
 func TestCountsEqualServerLedger(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -65,7 +61,7 @@ func TestCountsEqualServerLedger(t *testing.T) {
 // TestNginxCountsEqualAccessLog checks gb's counts and bytes against
 // nginx's access log exactly.
 func TestNginxCountsEqualAccessLog(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := gb(t, "-k", "-c", "20", "-n", "2003", "--json", js, ngx.URL+"/10k.dat")
 	if r.code != 0 {
@@ -103,7 +99,7 @@ func TestSideBySideWithAB(t *testing.T) {
 		}
 		t.Skip("ab not installed")
 	}
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	for _, args := range [][]string{
 		{"-k", "-c", "10", "-n", "2000"},
 		{"-c", "5", "-n", "300"},
@@ -136,7 +132,7 @@ func TestSideBySideWithAB(t *testing.T) {
 // TestSIGINTPrintsReport interrupts a long run: the full report is still
 // printed, the JSON written, every request accounted for, and gb exits 1.
 func TestSIGINTPrintsReport(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, errb := startGB(t, "-k", "-c", "4", "-t", "60", "--json", js, srv.URL()+"/delay?d=20ms")
 	time.Sleep(700 * time.Millisecond)
@@ -161,7 +157,7 @@ func TestSIGINTPrintsReport(t *testing.T) {
 
 // TestTimeLimitStopsFirst: -n and -t together stop at whichever comes first.
 func TestTimeLimitStopsFirst(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	r := gb(t, "-k", "-c", "2", "-n", "1000000", "-t", "1", "--json", js, srv.URL()+"/delay?d=5ms")

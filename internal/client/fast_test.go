@@ -14,6 +14,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -136,12 +137,7 @@ func TestTimeoutBeforeFirstByte(t *testing.T) {
 }
 
 func TestConnectRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testsupport.ClosedAddr(t)
 	req := h1.Request{Host: addr}
 	forEachEngine(t, func() *Config { return &Config{Addr: addr, Request: req.Append(nil)} }, func(t *testing.T, f *Fast) {
 		if x, o := do(f); o != stats.FailConnect {
@@ -153,35 +149,20 @@ func TestConnectRefused(t *testing.T) {
 // staleServer answers each request and then closes the connection without
 // saying so, so every reuse meets the keep-alive close race.
 func staleServer(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return testsupport.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-				time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
-			}()
+			if line == "\r\n" {
+				break
+			}
 		}
-	}()
-	return ln.Addr().String()
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
+	})
 }
 
 func TestStaleConnectionRetriedOnce(t *testing.T) {
@@ -272,43 +253,28 @@ func TestTLSHandshakeTimesOut(t *testing.T) {
 // rawServer answers every request on a connection with the same bytes,
 // allocating nothing per request, so AllocsPerRun measures the client.
 func rawServer(t testing.TB, response string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	resp := []byte(response)
-	go func() {
+	return testsupport.Serve(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		n := 0
 		for {
-			c, err := ln.Accept()
+			k, err := c.Read(buf[n:])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				n := 0
-				for {
-					k, err := c.Read(buf[n:])
-					if err != nil {
-						return
-					}
-					n += k
-					for {
-						i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
-						if i < 0 {
-							break
-						}
-						n = copy(buf, buf[i+4:n])
-						if _, err := c.Write(resp); err != nil {
-							return
-						}
-					}
+			n += k
+			for {
+				i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+				if i < 0 {
+					break
 				}
-			}()
+				n = copy(buf, buf[i+4:n])
+				if _, err := c.Write(resp); err != nil {
+					return
+				}
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {

@@ -1,10 +1,11 @@
-// Package nginxtest starts a private nginx for tests: its own config,
-// document root and access log in a temporary directory, listening on a
-// free loopback port, stopped (by PID) when the test ends.
+package testsupport
+
+// A private nginx for tests: its own config, document root and access log
+// in a temporary directory, listening on a free loopback port, stopped (by
+// PID) when the test ends.
 //
-// Tests call Start; when nginx is not installed the test is skipped,
+// Tests call StartNginx; when nginx is not installed the test is skipped,
 // unless GB_REQUIRE_NGINX=1 (set by CI), which makes it fail instead.
-package nginxtest
 
 import (
 	"bufio"
@@ -20,9 +21,9 @@ import (
 	"time"
 )
 
-// Options configure the server. The zero value serves the default files
+// NginxOptions configure the server. The zero value serves the default files
 // with keep-alive limits raised far beyond any test's request count.
-type Options struct {
+type NginxOptions struct {
 	KeepaliveRequests int           // nginx keepalive_requests; 0 = 1000000
 	KeepaliveTimeout  time.Duration // nginx keepalive_timeout; 0 = 75s
 	Extra             string        // more directives for the server block
@@ -32,17 +33,17 @@ type Options struct {
 type Nginx struct {
 	URL  string // "http://127.0.0.1:PORT"
 	Root string // document root; holds 10k.dat (10240 bytes) and small.txt (6 bytes)
-	Log  string // access log path, one line per request in LogFormat
+	Log  string // access log path, one line per request in NginxLogFormat
 	cmd  *exec.Cmd
 }
 
-// LogFormat is the access log format: request time, connection serial,
+// NginxLogFormat is the access log format: request time, connection serial,
 // requests on that connection, status, request length, bytes sent, body
 // bytes sent, method and URI.
-const LogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri`
+const NginxLogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri`
 
-// Binary returns nginx's path, or "" when it is not installed.
-func Binary() string {
+// NginxBinary returns nginx's path, or "" when it is not installed.
+func NginxBinary() string {
 	for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx"} {
 		if _, err := os.Stat(p); err == nil {
 			return p
@@ -52,11 +53,11 @@ func Binary() string {
 	return p
 }
 
-// Require skips (or, with GB_REQUIRE_NGINX=1, fails) a test when nginx is
+// RequireNginx skips (or, with GB_REQUIRE_NGINX=1, fails) a test when nginx is
 // missing, and returns its path.
-func Require(t testing.TB) string {
+func RequireNginx(t testing.TB) string {
 	t.Helper()
-	bin := Binary()
+	bin := NginxBinary()
 	if bin == "" {
 		if os.Getenv("GB_REQUIRE_NGINX") == "1" {
 			t.Fatal("nginx is required (GB_REQUIRE_NGINX=1) but not installed")
@@ -66,18 +67,18 @@ func Require(t testing.TB) string {
 	return bin
 }
 
-// Start starts nginx for the test and stops it in t.Cleanup.
-func Start(t testing.TB, o Options) *Nginx {
+// StartNginx starts nginx for the test and stops it in t.Cleanup.
+func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 	t.Helper()
-	bin := Require(t)
+	bin := RequireNginx(t)
 	dir := t.TempDir()
 	n := &Nginx{Root: filepath.Join(dir, "html"), Log: filepath.Join(dir, "access.log")}
-	if err := writeRoot(n.Root); err != nil {
+	if err := writeNginxRoot(n.Root); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := FreePort(t)
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(config(dir, n, port, o)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(nginxConfig(dir, n, port, o)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	n.cmd = exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
@@ -120,7 +121,7 @@ func (n *Nginx) stop() {
 	}
 }
 
-func config(dir string, n *Nginx, port int, o Options) string {
+func nginxConfig(dir string, n *Nginx, port int, o NginxOptions) string {
 	kr, kt := o.KeepaliveRequests, o.KeepaliveTimeout
 	if kr <= 0 {
 		kr = 1000000
@@ -158,10 +159,10 @@ http {
         %s
     }
 }
-`, user, dir, dir, LogFormat, dir, dir, dir, dir, dir, port, n.Root, n.Log, kr, int(kt/time.Second), o.Extra)
+`, user, dir, dir, NginxLogFormat, dir, dir, dir, dir, dir, port, n.Root, n.Log, kr, int(kt/time.Second), o.Extra)
 }
 
-func writeRoot(root string) error {
+func writeNginxRoot(root string) error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
@@ -177,15 +178,6 @@ func writeRoot(root string) error {
 	return nil
 }
 
-func freePort(t testing.TB) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 func waitListening(t testing.TB, addr string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -198,8 +190,8 @@ func waitListening(t testing.TB, addr string) {
 	t.Fatalf("nginx did not listen on %s", addr)
 }
 
-// Entry is one access log line.
-type Entry struct {
+// LogEntry is one access log line.
+type LogEntry struct {
 	Conn, ConnRequests             int64
 	Status                         int
 	RequestLength, BytesSent, Body int64
@@ -207,17 +199,17 @@ type Entry struct {
 }
 
 // Entries reads the access log (nginx writes it unbuffered).
-func (n *Nginx) Entries(t testing.TB) []Entry {
+func (n *Nginx) Entries(t testing.TB) []LogEntry {
 	t.Helper()
 	f, err := os.Open(n.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []Entry
+	var out []LogEntry
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e Entry
+		var e LogEntry
 		var msec string
 		if _, err := fmt.Sscan(sc.Text(), &msec, &e.Conn, &e.ConnRequests, &e.Status, &e.RequestLength,
 			&e.BytesSent, &e.Body, &e.Method, &e.URI); err != nil {
@@ -228,16 +220,16 @@ func (n *Nginx) Entries(t testing.TB) []Entry {
 	return out
 }
 
-// Totals sums the access log: requests, distinct connections, bytes sent
+// LogTotals sums the access log: requests, distinct connections, bytes sent
 // (headers and bodies), body bytes sent and request bytes received.
-type Totals struct {
+type LogTotals struct {
 	Requests, Conns, BytesSent, BodyBytes, RequestBytes int64
 	Status                                              map[int]int64
 }
 
 // Totals reads and sums the access log.
-func (n *Nginx) Totals(t testing.TB) Totals {
-	tot := Totals{Status: map[int]int64{}}
+func (n *Nginx) Totals(t testing.TB) LogTotals {
+	tot := LogTotals{Status: map[int]int64{}}
 	conns := map[int64]bool{}
 	for _, e := range n.Entries(t) {
 		tot.Requests++
