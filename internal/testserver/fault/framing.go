@@ -1,9 +1,11 @@
-package testserver
+package fault
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // The fault listener's framing endpoints: bodies whose length the headers
@@ -43,7 +45,7 @@ func serveCLInvalid(ex *exchange) verdict {
 	r := reply{code: http.StatusOK, frame: "none", conn: "close"}
 	if v == "dup" {
 		r.hdrs = []string{"Content-Length: 10", "Content-Length: 20"}
-	} else if _, _, err := parseHeader("Content-Length:" + v); err != nil {
+	} else if _, _, err := shape.ParseHeader("Content-Length:" + v); err != nil {
 		ex.fail(err)
 	} else {
 		r.hdrs = []string{"Content-Length: " + v}
@@ -80,7 +82,7 @@ func serveTE(ex *exchange) verdict {
 	if v == "" {
 		v = "gzip"
 	}
-	if _, _, err := parseHeader("Transfer-Encoding:" + v); err != nil {
+	if _, _, err := shape.ParseHeader("Transfer-Encoding:" + v); err != nil {
 		ex.fail(err)
 	}
 	size := ex.size("size", 100)
@@ -112,13 +114,13 @@ func serve1xx(ex *exchange) verdict {
 		list = "100"
 	}
 	var codes []int
-	for _, c := range strings.SplitN(list, ",", maxListItems) {
-		n, err := parseInt(c, 100, 199)
+	for _, c := range strings.SplitN(list, ",", shape.MaxListItems) {
+		n, err := shape.ParseInt(c, 100, 199)
 		ex.fail(err)
 		codes = append(codes, n)
 	}
 	n := ex.num("n", len(codes), 0, maxInterim)
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	if ex.perr != nil {
 		return ex.badParams()
 	}
@@ -148,14 +150,14 @@ type chunkedFault struct {
 // parseChunkedFault parses n= (default 3), size= (default 10), ext=,
 // trailers= (comma-separated or repeated Name:Value) and bad=.
 func (ex *exchange) parseChunkedFault() chunkedFault {
-	cf := chunkedFault{n: ex.num("n", 3, 0, maxChunks), size: ex.num("size", 10, 1, maxChunk)}
+	cf := chunkedFault{n: ex.num("n", 3, 0, shape.MaxChunks), size: ex.num("size", 10, 1, shape.MaxChunk)}
 	cf.ext = ex.q.Get("ext")
-	if _, _, err := parseHeader("ext:" + cf.ext); err != nil || len(cf.ext) > maxLine {
-		ex.fail(fmt.Errorf("%w: ext=%q", errSyntax, cf.ext))
+	if _, _, err := shape.ParseHeader("ext:" + cf.ext); err != nil || len(cf.ext) > maxLine {
+		ex.fail(fmt.Errorf("%w: ext=%q", shape.ErrSyntax, cf.ext))
 	}
 	for _, list := range ex.q["trailers"] {
 		for _, kv := range strings.Split(list, ",") {
-			name, value, err := parseHeader(kv)
+			name, value, err := shape.ParseHeader(kv)
 			ex.fail(err)
 			cf.trailers = append(cf.trailers, name+": "+value)
 		}
@@ -201,7 +203,7 @@ func serveChunkedFault(ex *exchange) verdict {
 		return finish
 	}
 	for i := range cf.n {
-		b := append(cf.sizeLine(cf.size, i == 0), patternAt(int64(i)*int64(cf.size), cf.size)...)
+		b := append(cf.sizeLine(cf.size, i == 0), shape.PatternAt(int64(i)*int64(cf.size), cf.size)...)
 		if cf.bad != "no-crlf" {
 			b = append(b, "\r\n"...)
 		}

@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // Limits of the fault listener's request reader.
@@ -117,7 +119,7 @@ func (req *request) readLine(br *bufio.Reader) ([]byte, error) {
 // parseRequestLine parses "METHOD target HTTP/1.x".
 func (req *request) parseRequestLine(line []byte) error {
 	parts := strings.Split(string(line), " ")
-	if len(parts) != 3 || !isToken(parts[0]) {
+	if len(parts) != 3 || !shape.IsToken(parts[0]) {
 		return malformed("bad request line %q", line)
 	}
 	req.method, req.target, req.proto = parts[0], parts[1], parts[2]
@@ -139,7 +141,7 @@ func (req *request) parseRequestLine(line []byte) error {
 // obs-fold are rejected (RFC 9112 §5.1, §5.2).
 func splitField(line []byte) (name, value string, err error) {
 	n, v, ok := strings.Cut(string(line), ":")
-	if !ok || !isToken(n) {
+	if !ok || !shape.IsToken(n) {
 		return "", "", malformed("bad header line %q", line)
 	}
 	return n, strings.Trim(v, " \t"), nil

@@ -1,4 +1,4 @@
-package testserver
+package shape
 
 import (
 	"math/rand/v2"
@@ -11,32 +11,32 @@ func TestParseSize(t *testing.T) {
 	for s, want := range map[string]int64{
 		"0": 0, "1024": 1024, "1e6": 1e6, "1.5k": 1536, "10KiB": 10240, "4m": 4 << 20, "2GB": 2 << 30, "1t": 1 << 40, "7b": 7,
 	} {
-		if got, err := parseSize(s, maxBodySize); got != want || err != nil {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", s, got, err, want)
+		if got, err := ParseSize(s, MaxBodySize); got != want || err != nil {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", s, got, err, want)
 		}
 	}
 	for _, s := range []string{"", "k", "-1", "1.5", "abc", "1x", "inf", "NaN", "2t", "1e400", "0x10"} {
-		if _, err := parseSize(s, maxBodySize); err == nil {
-			t.Errorf("parseSize(%q) succeeded", s)
+		if _, err := ParseSize(s, MaxBodySize); err == nil {
+			t.Errorf("ParseSize(%q) succeeded", s)
 		}
 	}
 }
 
 func TestParseDelay(t *testing.T) {
 	for s, want := range map[string]time.Duration{"0": 0, "50": 50 * time.Millisecond, "2.5": 2500 * time.Microsecond, "250us": 250 * time.Microsecond, "1s": time.Second} {
-		if got, err := parseDelay(s); got != want || err != nil {
-			t.Errorf("parseDelay(%q) = %v, %v", s, got, err)
+		if got, err := ParseDelay(s); got != want || err != nil {
+			t.Errorf("ParseDelay(%q) = %v, %v", s, got, err)
 		}
 	}
 	for _, s := range []string{"", "-1ms", "2h", "soon"} {
-		if _, err := parseDelay(s); err == nil {
-			t.Errorf("parseDelay(%q) succeeded", s)
+		if _, err := ParseDelay(s); err == nil {
+			t.Errorf("ParseDelay(%q) succeeded", s)
 		}
 	}
 }
 
 func TestWeighted(t *testing.T) {
-	w, err := parseWeighted("10ms:90,200ms:10", parseDelay)
+	w, err := parseWeighted("10ms:90,200ms:10", ParseDelay)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,18 +50,18 @@ func TestWeighted(t *testing.T) {
 	if slow < 910 || slow > 1090 { // 10% ± 3σ (σ = 30); fixed by the seed
 		t.Errorf("%d of 10000 slow, want about 1000", slow)
 	}
-	single, _ := parseWeighted("503", parseStatus)
+	single, _ := parseWeighted("503", ParseStatus)
 	if single.random() || single.pick(nil) != 503 {
 		t.Error("a single value is not constant")
 	}
-	zero, _ := parseWeighted("200:0,503:1", parseStatus)
+	zero, _ := parseWeighted("200:0,503:1", ParseStatus)
 	for range 100 {
 		if zero.pick(r) != 503 {
 			t.Fatal("a zero weight was picked")
 		}
 	}
 	for _, s := range []string{"", "200:", "200:-1", "200:0", "abc:1", "200:1:2", "200:NaN"} {
-		if _, err := parseWeighted(s, parseStatus); err == nil {
+		if _, err := parseWeighted(s, ParseStatus); err == nil {
 			t.Errorf("parseWeighted(%q) succeeded", s)
 		}
 	}
@@ -71,10 +71,10 @@ func TestWeighted(t *testing.T) {
 // parameters: proportions, and the same sequence for the same seed.
 func TestDrawShapeDeterministic(t *testing.T) {
 	q, _ := url.ParseQuery("status=200:95,503:5&delay=1ms:50,2ms:50&size=1:1,2:3&seed=7")
-	draw := func(s *Server, n int) []shape {
-		out := make([]shape, n)
+	draw := func(d *Dice, n int) []Shape {
+		out := make([]Shape, n)
 		for i := range out {
-			sh, err := s.drawShape(q, shape{}, shapeKeys{})
+			sh, err := d.Draw(q, Shape{}, Keys{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,15 +82,15 @@ func TestDrawShapeDeterministic(t *testing.T) {
 		}
 		return out
 	}
-	a, b := draw(&Server{}, 4000), draw(&Server{}, 4000)
+	a, b := draw(&Dice{}, 4000), draw(&Dice{}, 4000)
 	var n503, nSlow, nBig int
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("draw %d differs: %+v / %+v", i, a[i], b[i])
 		}
-		n503 += btoi(a[i].code == 503)
-		nSlow += btoi(a[i].delay == 2*time.Millisecond)
-		nBig += btoi(a[i].size == 2)
+		n503 += btoi(a[i].Code == 503)
+		nSlow += btoi(a[i].Delay == 2*time.Millisecond)
+		nBig += btoi(a[i].Size == 2)
 	}
 	// Expected 200 ± 41, 2000 ± 95, 3000 ± 82 (3σ).
 	if n503 < 159 || n503 > 241 || nSlow < 1905 || nSlow > 2095 || nBig < 2918 || nBig > 3082 {
@@ -98,10 +98,10 @@ func TestDrawShapeDeterministic(t *testing.T) {
 	}
 	// Requests with another seed do not shift this seed's sequence.
 	other, _ := url.ParseQuery("status=200:95,503:5&seed=8")
-	s := &Server{}
+	d := &Dice{}
 	for i := range 100 {
-		sh, _ := s.drawShape(q, shape{}, shapeKeys{})
-		s.drawShape(other, shape{}, shapeKeys{})
+		sh, _ := d.Draw(q, Shape{}, Keys{})
+		d.Draw(other, Shape{}, Keys{})
 		if sh != a[i] {
 			t.Fatalf("draw %d shifted by seed 8: %+v, want %+v", i, sh, a[i])
 		}

@@ -1,9 +1,11 @@
-package testserver
+package fault
 
 import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // The fault listener's slow endpoints. Every wait ends when the server
@@ -23,7 +25,7 @@ func serveSlowHeaders(ex *exchange) verdict {
 	interval, _ := ex.dur("interval", 100*time.Millisecond)
 	total := ex.size("bytes", 0)
 	if total > maxSlowHead {
-		ex.fail(fmt.Errorf("%w: bytes= above %d", errSyntax, maxSlowHead))
+		ex.fail(fmt.Errorf("%w: bytes= above %d", shape.ErrSyntax, maxSlowHead))
 	}
 	if ex.perr != nil {
 		return ex.badParams()
@@ -52,7 +54,7 @@ func padHead(head []byte, total int) []byte {
 		}
 		n = max(n, minPad)
 		out = append(out, "X-Pad: "...)
-		out = append(out, patternAt(0, n-9)...)
+		out = append(out, shape.PatternAt(0, n-9)...)
 		out = append(out, "\r\n"...)
 		rem -= n
 	}
@@ -71,10 +73,10 @@ func keepUnless(ex *exchange) verdict {
 // bytes, default 10), then the body one byte per interval.
 func serveDrip(ex *exchange) verdict {
 	interval, _ := ex.dur("interval", 100*time.Millisecond)
-	r := ex.common(shape{code: http.StatusOK}, shapeKeys{})
+	r := ex.common(shape.Shape{Code: http.StatusOK}, shape.Keys{})
 	r.frame, r.size = "cl", ex.size("bytes", 10)
 	if r.size > maxDrip {
-		ex.fail(fmt.Errorf("%w: bytes= above %d", errSyntax, maxDrip))
+		ex.fail(fmt.Errorf("%w: bytes= above %d", shape.ErrSyntax, maxDrip))
 	}
 	if ex.perr != nil {
 		return ex.badParams()
@@ -83,7 +85,7 @@ func serveDrip(ex *exchange) verdict {
 		return finish
 	}
 	for i := range r.size {
-		if !ex.sleep(interval) || !ex.write(patternAt(i, 1)) {
+		if !ex.sleep(interval) || !ex.write(shape.PatternAt(i, 1)) {
 			return finish
 		}
 	}
@@ -107,7 +109,7 @@ func serveStall(ex *exchange) verdict {
 		inf = true
 	}
 	then := ex.choice("then", "reply", "close")
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	if ex.perr != nil {
 		return ex.badParams()
 	}
@@ -132,7 +134,7 @@ func serveStallBody(ex *exchange) verdict {
 	if !ex.q.Has("ms") {
 		inf = true
 	}
-	r := ex.common(shape{code: http.StatusOK, size: max(2*after, after+1)}, shapeKeys{})
+	r := ex.common(shape.Shape{Code: http.StatusOK, Size: max(2*after, after+1)}, shape.Keys{})
 	r.frame, r.size = "cl", max(r.size, after+1)
 	if ex.perr != nil {
 		return ex.badParams()

@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // The fault listener's header oddities and non-HTTP replies.
@@ -19,7 +21,7 @@ const (
 // serveFold answers /fold: the usual reply with an obs-fold header line,
 // "X-Fold: a" CRLF SP "b".
 func serveFold(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	r.hdrs = append(r.hdrs, "X-Fold: a\r\n b")
 	return ex.send(r)
 }
@@ -27,13 +29,13 @@ func serveFold(ex *exchange) verdict {
 // serveSpaceColon answers /space-colon?name=X-Space: the usual reply with a
 // header "name : 1" (whitespace before the colon).
 func serveSpaceColon(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	name := ex.q.Get("name")
 	if name == "" {
 		name = "X-Space"
 	}
-	if !isToken(name) {
-		ex.fail(fmt.Errorf("%w: name=%q", errSyntax, name))
+	if !shape.IsToken(name) {
+		ex.fail(fmt.Errorf("%w: name=%q", shape.ErrSyntax, name))
 	}
 	r.hdrs = append(r.hdrs, name+" : 1")
 	return ex.send(r)
@@ -42,7 +44,7 @@ func serveSpaceColon(ex *exchange) verdict {
 // serveNonASCII answers /non-ascii-hdr: the usual reply with a header
 // value holding UTF-8 ("café") and the bytes 0xFF 0xFE.
 func serveNonASCII(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	r.hdrs = append(r.hdrs, "X-Non-Ascii: caf\xc3\xa9 \xff\xfe")
 	return ex.send(r)
 }
@@ -50,7 +52,7 @@ func serveNonASCII(ex *exchange) verdict {
 // serveBareLF answers /bare-lf: the usual reply with LF line ends in the
 // head.
 func serveBareLF(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	r.frame = "cl"
 	if ex.perr != nil {
 		return ex.badParams()
@@ -72,7 +74,7 @@ func serveBigHeaders(ex *exchange) verdict {
 	total := ex.size("bytes", 1<<20)
 	count := int64(ex.num("count", int(max(total/1024, 1)), 1, maxHeaderRows))
 	if total > maxBigHeaders {
-		ex.fail(fmt.Errorf("%w: bytes= above %d", errSyntax, maxBigHeaders))
+		ex.fail(fmt.Errorf("%w: bytes= above %d", shape.ErrSyntax, maxBigHeaders))
 	}
 	if ex.perr != nil {
 		return ex.badParams()
@@ -86,11 +88,11 @@ func serveBigHeaders(ex *exchange) verdict {
 	for i := range count {
 		name := "X-Big-" + strconv.FormatInt(i, 10) + ": "
 		b = append(b, name...)
-		for v := max(per-int64(len(name))-2, 1); v > 0; v -= maxChunk {
-			b = append(b, patternAt(0, int(min(v, maxChunk)))...)
+		for v := max(per-int64(len(name))-2, 1); v > 0; v -= shape.MaxChunk {
+			b = append(b, shape.PatternAt(0, int(min(v, shape.MaxChunk)))...)
 		}
 		b = append(b, "\r\n"...)
-		if len(b) >= maxChunk || i == count-1 {
+		if len(b) >= shape.MaxChunk || i == count-1 {
 			if !ex.write(b) {
 				return finish
 			}
@@ -117,7 +119,7 @@ func serveGarbage(ex *exchange) verdict {
 	kind := ex.choice("kind", "random", "ssh", "tls", "empty", "html")
 	seed, err := strconv.ParseUint(ex.q.Get("seed"), 10, 64)
 	if err != nil && ex.q.Has("seed") {
-		ex.fail(fmt.Errorf("%w: seed %q", errSyntax, ex.q.Get("seed")))
+		ex.fail(fmt.Errorf("%w: seed %q", shape.ErrSyntax, ex.q.Get("seed")))
 	}
 	if ex.perr != nil {
 		return ex.badParams()
@@ -125,7 +127,7 @@ func serveGarbage(ex *exchange) verdict {
 	b := []byte(garbage[kind])
 	if kind == "random" {
 		b = make([]byte, 64)
-		ex.s.dice.roll(seed, func(r *rand.Rand) {
+		ex.s.dice.Roll(seed, func(r *rand.Rand) {
 			for i := range b {
 				b[i] = byte(r.Uint32())
 			}

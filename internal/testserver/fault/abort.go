@@ -1,8 +1,10 @@
-package testserver
+package fault
 
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // The fault listener's endpoints that end a connection early: FIN or RST
@@ -32,7 +34,7 @@ func serveReset(ex *exchange) verdict {
 // when key=N is given, or the head plus N body bytes when body=N is. It
 // reports false when the exchange failed or answered a parameter error.
 func (ex *exchange) partial(key string) bool {
-	r := ex.common(shape{code: http.StatusOK, size: 1000}, shapeKeys{})
+	r := ex.common(shape.Shape{Code: http.StatusOK, Size: 1000}, shape.Keys{})
 	r.frame = "cl"
 	n, bodyOnly := ex.size(key, 0), ex.q.Has("body")
 	if bodyOnly {

@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // verdict is what a fault handler wants done with the connection after its
@@ -41,8 +43,8 @@ func (fc *faultConn) exchange(req *request) bool {
 	s := fc.s
 	ex := &exchange{fc: fc, s: s, req: req, q: req.query, in: req.headBytes}
 	ex.row = s.book.open(Exchange{
-		Conn: fc.c.id, Seq: fc.seq, Method: req.method, Target: req.target, Endpoint: req.path,
-		Tag: req.tag, Auth: req.auth, Cookie: req.cookie, Arrival: time.Since(s.start),
+		Conn: fc.id, Seq: fc.seq, Method: req.method, Target: req.target, Endpoint: req.path,
+		Tag: req.tag, Auth: req.auth, Cookie: req.cookie, Arrival: time.Since(s.origin),
 	})
 	return ex.finish(ex.run())
 }
@@ -56,7 +58,7 @@ func (ex *exchange) run() verdict {
 			return finish
 		}
 	}
-	if !ex.s.stall.wait(nil, ex.s.done) {
+	if !ex.s.gate.Wait(nil, ex.s.done) {
 		ex.end = EndStalled
 		return finish
 	}
@@ -138,7 +140,7 @@ func (ex *exchange) sleep(d time.Duration) bool {
 	if ex.end != "" {
 		return false
 	}
-	if !sleep(d, nil, ex.s.done) {
+	if !shape.Sleep(d, nil, ex.s.done) {
 		ex.end = EndStalled
 		return false
 	}
@@ -166,8 +168,8 @@ func (ex *exchange) write(p []byte) bool {
 // body writes the body bytes [off, off+n).
 func (ex *exchange) body(off, n int64) bool {
 	for end := off + n; off < end; {
-		k := int(min(end-off, maxChunk))
-		if !ex.write(patternAt(off, k)) {
+		k := int(min(end-off, shape.MaxChunk))
+		if !ex.write(shape.PatternAt(off, k)) {
 			return false
 		}
 		off += int64(k)
@@ -185,7 +187,7 @@ func (ex *exchange) fail(err error) {
 // size returns the byte count parameter name, or def.
 func (ex *exchange) size(name string, def int64) int64 {
 	if v := ex.q.Get(name); v != "" {
-		n, err := parseSize(v, maxBodySize)
+		n, err := shape.ParseSize(v, shape.MaxBodySize)
 		ex.fail(err)
 		return n
 	}
@@ -195,7 +197,7 @@ func (ex *exchange) size(name string, def int64) int64 {
 // num returns the integer parameter name in [lo, hi], or def.
 func (ex *exchange) num(name string, def, lo, hi int) int {
 	if v := ex.q.Get(name); v != "" {
-		n, err := parseInt(v, lo, hi)
+		n, err := shape.ParseInt(v, lo, hi)
 		ex.fail(err)
 		return n
 	}
@@ -212,7 +214,7 @@ func (ex *exchange) dur(name string, def time.Duration) (d time.Duration, inf bo
 	if v == "" {
 		return def, false
 	}
-	d, err := parseDelay(v)
+	d, err := shape.ParseDelay(v)
 	ex.fail(err)
 	return d, false
 }
@@ -225,7 +227,7 @@ func (ex *exchange) choice(name string, allowed ...string) string {
 		return allowed[0]
 	}
 	if !slices.Contains(allowed, v) {
-		ex.fail(fmt.Errorf("%w: %s=%q (want one of %v)", errSyntax, name, v, allowed))
+		ex.fail(fmt.Errorf("%w: %s=%q (want one of %v)", shape.ErrSyntax, name, v, allowed))
 	}
 	return v
 }
@@ -233,8 +235,8 @@ func (ex *exchange) choice(name string, allowed ...string) string {
 // badParams answers 400 with the first parameter error.
 func (ex *exchange) badParams() verdict {
 	msg := ex.perr.Error()
-	if !errors.Is(ex.perr, errSyntax) {
-		msg = errSyntax.Error() + ": " + msg
+	if !errors.Is(ex.perr, shape.ErrSyntax) {
+		msg = shape.ErrSyntax.Error() + ": " + msg
 	}
 	ex.perr = nil
 	return ex.send(reply{code: 400, frame: "cl", text: msg + "\n"})

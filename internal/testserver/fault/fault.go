@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // Timeouts of the fault listener's connections. None of them decides a
@@ -24,17 +26,19 @@ const (
 // goroutine that serves it.
 type faultConn struct {
 	s    *Server
-	c    *conn
+	c    net.Conn
+	tcp  *net.TCPConn // under c; nil if there is none (then FIN and RST are plain closes)
+	id   uint64       // Exchange.Conn
 	br   *bufio.Reader
 	seq  int           // exchanges read so far
 	idle time.Duration // set by /idle-close: close after this long without a request
 }
 
-// acceptFault accepts fault-listener connections until Close.
-func (s *Server) acceptFault() {
+// accept accepts connections until Close.
+func (s *Server) accept() {
 	defer s.wg.Done()
 	for {
-		nc, err := s.faultLn.Accept()
+		nc, err := s.ln.Accept()
 		if errors.Is(err, net.ErrClosed) || s.closing() {
 			if nc != nil {
 				nc.Close()
@@ -42,21 +46,30 @@ func (s *Server) acceptFault() {
 			return
 		}
 		if err != nil { // EMFILE and the like: back off, do not spin
-			if !sleep(10*time.Millisecond, nil, s.done) {
+			if !shape.Sleep(10*time.Millisecond, nil, s.done) {
 				return
 			}
 			continue
 		}
+		if !s.track(nc) {
+			return
+		}
 		s.wg.Add(1)
-		go s.serveFault(nc.(*conn))
+		go s.serve(nc)
 	}
 }
 
-// serveFault runs the keep-alive loop of one connection.
-func (s *Server) serveFault(c *conn) {
+// serve runs the keep-alive loop of one connection.
+func (s *Server) serve(c net.Conn) {
 	defer s.wg.Done()
+	defer s.untrack(c)
 	defer c.Close()
-	fc := &faultConn{s: s, c: c, br: bufio.NewReaderSize(c, maxLine)}
+	fc := &faultConn{s: s, c: c, tcp: tcpOf(c), br: bufio.NewReaderSize(c, maxLine)}
+	if cn, ok := c.(Counter); ok {
+		fc.id = cn.ConnID()
+	} else {
+		fc.id = s.ids.Add(1)
+	}
 	for fc.next() {
 	}
 }
@@ -78,7 +91,9 @@ func (fc *faultConn) next() bool {
 		return false
 	}
 	fc.seq++
-	fc.c.requests.Add(1)
+	if cn, ok := fc.c.(Counter); ok {
+		cn.CountRequest()
+	}
 	return fc.exchange(req)
 }
 
@@ -106,7 +121,7 @@ func (fc *faultConn) reject(re *requestError) {
 // drains what the client still sends for a while, so that unread input
 // does not turn the close into an RST.
 func (fc *faultConn) fin() {
-	if tc, ok := fc.c.Conn.(*net.TCPConn); ok {
+	if tc := fc.tcp; tc != nil {
 		tc.CloseWrite()
 		fc.c.SetReadDeadline(time.Now().Add(lingerTimeout))
 		io.Copy(io.Discard, io.LimitReader(fc.br, maxRequestBody))
@@ -118,9 +133,9 @@ func (fc *faultConn) fin() {
 // drainTimeout) for the bytes already written to leave the send buffer, so
 // the client receives them before the reset.
 func (fc *faultConn) rst() {
-	if tc, ok := fc.c.Conn.(*net.TCPConn); ok {
+	if tc := fc.tcp; tc != nil {
 		for deadline := time.Now().Add(drainTimeout); unsent(tc) > 0 && time.Now().Before(deadline); {
-			if !sleep(time.Millisecond, nil, fc.s.done) {
+			if !shape.Sleep(time.Millisecond, nil, fc.s.done) {
 				break
 			}
 		}

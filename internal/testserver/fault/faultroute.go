@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import "sync"
 
@@ -62,3 +62,19 @@ var faultIndex = sync.OnceValue(func() map[string]*faultRoute {
 
 // faultRouteOf returns the route of path, or nil.
 func faultRouteOf(path string) *faultRoute { return faultIndex()[path] }
+
+// Route describes one endpoint, for listings such as gb serve's.
+type Route struct {
+	Path        string // e.g. "/reset"
+	Description string // its parameters and what it does, one line
+}
+
+// Routes lists the endpoints, in the order gb serve prints them.
+func Routes() []Route {
+	rts := faultRoutes()
+	out := make([]Route, len(rts))
+	for i, rt := range rts {
+		out[i] = Route{Path: rt.path, Description: rt.desc}
+	}
+	return out
+}

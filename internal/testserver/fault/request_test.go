@@ -1,4 +1,4 @@
-package testserver
+package fault
 
 import (
 	"bufio"

@@ -1,10 +1,12 @@
-package testserver
+package fault
 
 import (
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // chunkSize is the largest chunk the fault listener writes for a chunked
@@ -42,21 +44,21 @@ func (r reply) norm() reply {
 // common parses the common parameters status=, delay=, size=, seed=,
 // frame=, ver=, conn=, closeafter= and hdr= into a reply, starting from
 // def. Errors are recorded in ex.perr.
-func (ex *exchange) common(def shape, keys shapeKeys) reply {
-	sh, err := ex.s.drawShape(ex.q, def, keys)
+func (ex *exchange) common(def shape.Shape, keys shape.Keys) reply {
+	sh, err := ex.s.dice.Draw(ex.q, def, keys)
 	ex.fail(err)
-	r := reply{code: sh.code, delay: sh.delay, size: sh.size}
+	r := reply{code: sh.Code, delay: sh.Delay, size: sh.Size}
 	r.frame = ex.choice("frame", "cl", "chunked", "close")
 	r.ver = ex.choice("ver", "1.1", "1.0")
 	r.conn = ex.choice("conn", "keep", "close", "silent")
 	if n := ex.num("closeafter", 0, 0, 1<<30); n > 0 && ex.fc.seq >= n {
 		r.last = true
 	}
-	if len(ex.q["hdr"]) > maxListItems {
-		ex.fail(fmt.Errorf("%w: more than %d hdr=", errSyntax, maxListItems))
+	if len(ex.q["hdr"]) > shape.MaxListItems {
+		ex.fail(fmt.Errorf("%w: more than %d hdr=", shape.ErrSyntax, shape.MaxListItems))
 	}
 	for _, kv := range ex.q["hdr"] {
-		name, value, err := parseHeader(kv)
+		name, value, err := shape.ParseHeader(kv)
 		ex.fail(err)
 		r.hdrs = append(r.hdrs, name+": "+value)
 	}
@@ -130,7 +132,7 @@ func (ex *exchange) send(r reply) verdict {
 		ex.write(head)
 		ex.chunks(r.size, chunkSize, "")
 	case r.size <= 4<<10:
-		ex.write(append(head, patternAt(0, int(r.size))...))
+		ex.write(append(head, shape.PatternAt(0, int(r.size))...))
 	default:
 		ex.write(head)
 		ex.body(0, r.size)
@@ -154,9 +156,9 @@ func (ex *exchange) chunks(n int64, per int, ext string) bool {
 // chunkData writes the data chunks of n body bytes, without the last chunk.
 func (ex *exchange) chunkData(n int64, per int, ext string) bool {
 	for off := int64(0); off < n; {
-		k := int(min(n-off, int64(per), maxChunk))
+		k := int(min(n-off, int64(per), shape.MaxChunk))
 		b := chunkLine(k, ext, "")
-		b = append(b, patternAt(off, k)...)
+		b = append(b, shape.PatternAt(off, k)...)
 		if !ex.write(append(b, "\r\n"...)) {
 			return false
 		}

@@ -1,4 +1,4 @@
-package testserver
+package shape
 
 import (
 	"fmt"
@@ -8,36 +8,35 @@ import (
 	"time"
 )
 
-// shape is what the common parameters choose for one reply: the status
-// code, the delay before the status line, and the body size in bytes.
-type shape struct {
-	code  int
-	delay time.Duration
-	size  int64
+// Shape is what the common parameters choose for one reply.
+type Shape struct {
+	Code  int           // status code
+	Delay time.Duration // before the status line
+	Size  int64         // body bytes
 }
 
-// shapeKeys names the query parameters of a shape. The long names status=,
+// Keys names the query parameters of a Shape. The long names status=,
 // delay= and size= always work; an endpoint may add a short alias (s=, d=,
-// code=, ms=).
-type shapeKeys struct {
-	status, delay string
+// code=, ms=) here; "" adds none.
+type Keys struct {
+	Status, Delay string
 }
 
-// drawShape parses the weighted lists status=, delay= and size= (absent
+// Draw parses the weighted lists status=, delay= and size= (absent
 // ones take def) and draws one shape. When any list has several values the
 // draw uses the generator of seed= (default 0), in the order status, delay,
 // size, so the same seed and request order give the same shapes.
-func (s *Server) drawShape(q url.Values, def shape, keys shapeKeys) (shape, error) {
-	status, err := listParam(q, def.code, parseStatus, keys.status, "status")
+func (d *Dice) Draw(q url.Values, def Shape, keys Keys) (Shape, error) {
+	status, err := listParam(q, def.Code, ParseStatus, keys.Status, "status")
 	if err != nil {
 		return def, err
 	}
-	delay, err := listParam(q, def.delay, parseDelay, keys.delay, "delay")
+	delay, err := listParam(q, def.Delay, ParseDelay, keys.Delay, "delay")
 	if err != nil {
 		return def, err
 	}
-	size, err := listParam(q, def.size, func(v string) (int64, error) {
-		return parseSize(v, maxBodySize)
+	size, err := listParam(q, def.Size, func(v string) (int64, error) {
+		return ParseSize(v, MaxBodySize)
 	}, "size")
 	if err != nil {
 		return def, err
@@ -45,15 +44,15 @@ func (s *Server) drawShape(q url.Values, def shape, keys shapeKeys) (shape, erro
 	var seed uint64
 	if v := q.Get("seed"); v != "" {
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return def, fmt.Errorf("%w: seed %q", errSyntax, v)
+			return def, fmt.Errorf("%w: seed %q", ErrSyntax, v)
 		}
 	}
 	if !status.random() && !delay.random() && !size.random() {
-		return shape{status.vals[0], delay.vals[0], size.vals[0]}, nil
+		return Shape{status.vals[0], delay.vals[0], size.vals[0]}, nil
 	}
-	var sh shape
-	s.dice.roll(seed, func(r *rand.Rand) {
-		sh = shape{status.pick(r), delay.pick(r), size.pick(r)}
+	var sh Shape
+	d.Roll(seed, func(r *rand.Rand) {
+		sh = Shape{status.pick(r), delay.pick(r), size.pick(r)}
 	})
 	return sh, nil
 }

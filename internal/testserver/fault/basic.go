@@ -1,36 +1,38 @@
-package testserver
+package fault
 
 import (
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // The fault listener's well-formed endpoints.
 
 // defaultShape is a 200 with an empty body and no delay.
-var defaultShape = shape{code: http.StatusOK}
+var defaultShape = shape.Shape{Code: http.StatusOK}
 
 // serveOK answers /ok.
 func serveOK(ex *exchange) verdict {
-	return ex.send(ex.common(defaultShape, shapeKeys{}))
+	return ex.send(ex.common(defaultShape, shape.Keys{}))
 }
 
 // serveStatus answers /status?code=.
 func serveStatus(ex *exchange) verdict {
-	return ex.send(ex.common(defaultShape, shapeKeys{status: "code"}))
+	return ex.send(ex.common(defaultShape, shape.Keys{Status: "code"}))
 }
 
 // serveDelay answers /delay?ms=.
 func serveDelay(ex *exchange) verdict {
-	return ex.send(ex.common(defaultShape, shapeKeys{delay: "ms"}))
+	return ex.send(ex.common(defaultShape, shape.Keys{Delay: "ms"}))
 }
 
 // serveHead answers /head?cl=: the usual reply with a body of cl bytes,
 // which send leaves out for HEAD.
 func serveHead(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	r.size = ex.size("cl", 100)
 	return ex.send(r)
 }
@@ -38,7 +40,7 @@ func serveHead(ex *exchange) verdict {
 // serveHTTP10 answers /http10?ka=: an HTTP/1.0 reply, close-delimited
 // (ka=0, the default) or kept alive with Content-Length (ka=1).
 func serveHTTP10(ex *exchange) verdict {
-	r := ex.common(shape{code: http.StatusOK, size: 100}, shapeKeys{})
+	r := ex.common(shape.Shape{Code: http.StatusOK, Size: 100}, shape.Keys{})
 	r.ver = "1.0"
 	if ex.choice("ka", "0", "1") == "0" {
 		r.frame = "close"
@@ -65,7 +67,7 @@ func serveNoBody(ex *exchange) verdict {
 // serveBigBody answers /big-body?bytes=: a Content-Length body of bytes
 // (default 1 GiB), streamed from the pattern.
 func serveBigBody(ex *exchange) verdict {
-	r := ex.common(shape{code: http.StatusOK, size: 1 << 30}, shapeKeys{})
+	r := ex.common(shape.Shape{Code: http.StatusOK, Size: 1 << 30}, shape.Keys{})
 	r.size = ex.size("bytes", r.size)
 	return ex.send(r)
 }
@@ -83,10 +85,10 @@ func serveAuthEcho(ex *exchange) verdict {
 // request arrives within after (default 100ms), the connection is closed
 // without notice (FIN).
 func serveIdleClose(ex *exchange) verdict {
-	r := ex.common(defaultShape, shapeKeys{})
+	r := ex.common(defaultShape, shape.Keys{})
 	d, inf := ex.dur("after", 100*time.Millisecond)
 	if inf || d <= 0 {
-		ex.fail(fmt.Errorf("%w: after= must be a positive duration", errSyntax))
+		ex.fail(fmt.Errorf("%w: after= must be a positive duration", shape.ErrSyntax))
 	}
 	v := ex.send(r)
 	ex.fc.idle = d

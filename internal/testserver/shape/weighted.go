@@ -1,4 +1,4 @@
-package testserver
+package shape
 
 import (
 	"fmt"
@@ -26,8 +26,8 @@ func one[T any](v T) weighted[T] {
 func parseWeighted[T any](s string, parse func(string) (T, error)) (weighted[T], error) {
 	var w weighted[T]
 	items := strings.Split(s, ",")
-	if len(items) > maxListItems {
-		return w, fmt.Errorf("%w: list %q has more than %d items", errSyntax, s, maxListItems)
+	if len(items) > MaxListItems {
+		return w, fmt.Errorf("%w: list %q has more than %d items", ErrSyntax, s, MaxListItems)
 	}
 	total := 0.0
 	for _, item := range items {
@@ -40,7 +40,7 @@ func parseWeighted[T any](s string, parse func(string) (T, error)) (weighted[T],
 		if hasWeight {
 			weight, err = strconv.ParseFloat(ws, 64)
 			if err != nil || !(weight >= 0 && weight < 1e9) {
-				return w, fmt.Errorf("%w: weight %q in %q", errSyntax, ws, s)
+				return w, fmt.Errorf("%w: weight %q in %q", ErrSyntax, ws, s)
 			}
 		}
 		total += weight
@@ -48,7 +48,7 @@ func parseWeighted[T any](s string, parse func(string) (T, error)) (weighted[T],
 		w.cum = append(w.cum, total)
 	}
 	if total <= 0 {
-		return w, fmt.Errorf("%w: list %q has no positive weight", errSyntax, s)
+		return w, fmt.Errorf("%w: list %q has no positive weight", ErrSyntax, s)
 	}
 	return w, nil
 }
@@ -71,21 +71,21 @@ func (w weighted[T]) pick(r *rand.Rand) T {
 	return w.vals[len(w.vals)-1]
 }
 
-// maxSeeds bounds how many seeded generators dice keeps; past it the whole
+// maxSeeds bounds how many seeded generators a Dice keeps; past it the whole
 // set starts over (every sequence restarts from its seed).
 const maxSeeds = 4096
 
-// dice hands out one pseudo-random generator per seed value, created on
+// Dice hands out one pseudo-random generator per seed value, created on
 // first use, so that requests carrying the same seed= share one sequence in
 // arrival order. It is safe for concurrent use; the zero value is ready.
-type dice struct {
+type Dice struct {
 	mu   sync.Mutex
 	gens map[uint64]*rand.Rand
 }
 
-// roll calls f with the generator of seed, holding the lock for the whole
+// Roll calls f with the generator of seed, holding the lock for the whole
 // call so that several draws for one request stay together.
-func (d *dice) roll(seed uint64, f func(r *rand.Rand)) {
+func (d *Dice) Roll(seed uint64, f func(r *rand.Rand)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r := d.gens[seed]
@@ -99,8 +99,8 @@ func (d *dice) roll(seed uint64, f func(r *rand.Rand)) {
 	f(r)
 }
 
-// reset restarts every sequence from its seed.
-func (d *dice) reset() {
+// Reset restarts every sequence from its seed.
+func (d *Dice) Reset() {
 	d.mu.Lock()
 	d.gens = nil
 	d.mu.Unlock()
