@@ -22,7 +22,7 @@ func TestBindAddressOnBothEngines(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer srv.Close()
-	for _, engine := range []string{engineLoop, engineGoroutine} {
+	for _, engine := range []string{"loop", "goroutine"} {
 		r := gb(t, "--engine="+engine, "-B", "127.0.0.2", "-c", "2", "-n", "10", "-q", srv.URL+"/")
 		if r.code != 0 || number(t, r.stdout, "Complete requests") != 10 {
 			t.Fatalf("%s: exit %d\n%s%s", engine, r.code, r.stdout, r.stderr)

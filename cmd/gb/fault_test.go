@@ -244,7 +244,7 @@ func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
 // TestFaults runs every fault case on both engines: the default (the event
 // loops wherever they can run the case) and --engine=goroutine.
 func TestFaults(t *testing.T) {
-	for _, engine := range []string{"auto", engineGoroutine} {
+	for _, engine := range []string{"auto", "goroutine"} {
 		for _, fc := range faultCases() {
 			t.Run(engine+"/"+fc.name, func(t *testing.T) {
 				t.Parallel()
@@ -285,5 +285,5 @@ func expectedEngine(e string) string {
 	if e != "auto" {
 		return e
 	}
-	return engineLoop
+	return "loop"
 }

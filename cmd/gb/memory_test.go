@@ -13,6 +13,7 @@ import (
 // maxRSS runs the gb binary and returns its peak resident memory in KiB.
 func maxRSS(t *testing.T, args ...string) int64 {
 	t.Helper()
+	skipUnderRace(t)
 	cmd := exec.Command(gbBin, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gb %v: %v\n%s", args, err, out)

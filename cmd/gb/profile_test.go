@@ -39,7 +39,7 @@ func TestProfileEndToEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "profiles")
 			js := filepath.Join(t.TempDir(), "run.json")
-			r := gb(t, "-q", "-k", "-c", "4", "-n", "1000000", "-t", "1.5s", "--profile=cpu,allocs,trace",
+			r := gbProcess(t, "-q", "-k", "-c", "4", "-n", "1000000", "-t", "1.5s", "--profile=cpu,allocs,trace",
 				"--profile-dir", dir, "--json", js, srv.URL()+tc.path)
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -121,7 +121,7 @@ func TestProfileUsage(t *testing.T) {
 		{"--profile-dir", "x", "-n", "1", "http://127.0.0.1:1/"},
 		{"--profile", "--profile-url", "ftp://h/", "-n", "1", "http://127.0.0.1:1/"},
 	} {
-		if r := gb(t, args...); r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 {
+		if r := gb(t, args...); r.code != 22 || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("gb %q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
@@ -130,7 +130,7 @@ func TestProfileUsage(t *testing.T) {
 // TestDemoProfile: gb demo profiles gb serve, run as a child process, so
 // the server's profile holds no frame of gb's load engine.
 func TestDemoProfile(t *testing.T) {
-	r := gb(t, "demo", "-q", "-c", "4", "-n", "20000", "-t", "1", "--profile-dir", filepath.Join(t.TempDir(), "p"))
+	r := gbProcess(t, "demo", "-q", "-c", "4", "-n", "20000", "-t", "1", "--profile-dir", filepath.Join(t.TempDir(), "p"))
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -53,7 +53,9 @@ const kneeAttempts = 3
 
 // rampKnee runs gb ramp with args (the output files in a new directory per
 // attempt) until its JSON names saturation step want, and returns that
-// attempt's directory, result and ramp.
+// attempt's directory, result and ramp. It runs the binary: the knee and
+// the paced steps come from timings, which a process of its own keeps
+// apart from the test server in this one.
 func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, result, *report.Ramp) {
 	t.Helper()
 	var dir string
@@ -61,7 +63,7 @@ func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, r
 	var rp *report.Ramp
 	for i := range kneeAttempts {
 		dir = t.TempDir()
-		r = gb(t, append([]string{"ramp"}, args(dir)...)...)
+		r = gbProcess(t, append([]string{"ramp"}, args(dir)...)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
@@ -190,11 +192,12 @@ func TestRampRateSteps(t *testing.T) {
 	renderPlot(t, dir, "r.gp", "r.png")
 }
 
-// TestRampJSONToStdout: with --json -, stdout carries the JSON alone and
-// the step lines go to stderr.
+// TestRampJSONToStdout: with --json -, the process's stdout carries the
+// JSON alone and the step lines go to stderr. It runs the binary: the JSON
+// goes to the process's standard output, not to run's stdout writer.
 func TestRampJSONToStdout(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	r := gb(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
+	r := gbProcess(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -271,9 +274,11 @@ func TestRampSIGINT(t *testing.T) {
 }
 
 // TestRampBadOptions: each bad command line gives one line on stderr and
-// its exit code (22 for usage errors), and sends nothing.
+// its exit code (22 for usage errors), and sends nothing. The transcript,
+// with gb ramp -h's usage, is testdata/ramp-bad-options.golden.
 func TestRampBadOptions(t *testing.T) {
 	const url = "http://127.0.0.1:1/"
+	var all strings.Builder
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -319,11 +324,15 @@ func TestRampBadOptions(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("stdout %q", r.stdout)
 			}
+			transcript(&all, append([]string{"ramp"}, tc.args...), r, "")
 		})
 	}
-	if r := gb(t, "ramp", "-h"); r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
+	r := gb(t, "ramp", "-h")
+	if r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
 		t.Errorf("gb ramp -h: exit %d\n%s", r.code, r.stderr)
 	}
+	transcript(&all, []string{"ramp", "-h"}, r, "")
+	golden(t, "ramp-bad-options", all.String())
 }
 
 // TestRampInProcess runs a ramp through run() in this process, so that

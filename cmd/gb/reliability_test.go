@@ -105,6 +105,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // TestFileLimit (F37): a -c beyond the file-descriptor limit is refused
 // before the run, with the ulimit hint.
 func TestFileLimit(t *testing.T) {
+	skipUnderRace(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" -c 200 -n 200 http://127.0.0.1:1/`, gbBin)
 	out, _ := cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "file descriptors but the limit is 64 (raise it with ulimit -n)") {

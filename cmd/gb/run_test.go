@@ -112,7 +112,7 @@ func TestSideBySideWithAB(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ab: %v\n%s", err, out)
 			}
-			g := gb(t, append(args, url)...)
+			g := gbProcess(t, append(args, url)...)
 			if g.code != 0 {
 				t.Fatalf("gb exit %d: %s", g.code, g.stderr)
 			}
@@ -126,6 +126,30 @@ func TestSideBySideWithAB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProcessExitCodes runs the binary: its exit status is run's code (0
+// ok, 1 runtime failure, 22 usage), with one line on stderr for errors and
+// never a stack trace.
+func TestProcessExitCodes(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-q", "-n", "10", srv.URL() + "/hello"}, 0},
+		{[]string{"-n", "10", "http://" + testsupport.ClosedAddr(t) + "/"}, 1},
+		{[]string{"-n", "abc", srv.URL() + "/"}, 22},
+		{[]string{"ramp", "--from", "2", "--to", "1", srv.URL() + "/"}, 22},
+	} {
+		r := gbProcess(t, tc.args...)
+		if r.code != tc.code || stackTrace.MatchString(r.stderr) {
+			t.Errorf("gb %q: exit %d, want %d; stderr:\n%s", tc.args, r.code, tc.code, r.stderr)
+		}
+		if tc.code == 22 && strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("gb %q: stderr %q, want one line", tc.args, r.stderr)
+		}
 	}
 }
 

@@ -28,7 +28,7 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	for _, engine := range []string{"auto", engineGoroutine} {
+	for _, engine := range []string{"auto", "goroutine"} {
 		for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
 			r := gb(t, append(args, "--engine="+engine, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
 			if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
