@@ -193,7 +193,7 @@ func TestReportGolden(t *testing.T) {
 	}{
 		{"report-non2xx", []string{"-c", "2", "-n", "20", srv.URL() + "/status?s=503"}, srv.URL()},
 		{"report-failed", []string{"-k", "-c", "2", "-n", "20", srv.FaultURL() + "/reset?body=200&size=1000"}, srv.FaultURL()},
-		{"report-post", []string{"-k", "-c", "2", "-n", "20", "-T", "text/plain", "-p", writeFile(t, "body", "x=1"), srv.URL() + "/ok"}, srv.URL()},
+		{"report-post", []string{"-k", "-c", "2", "-n", "20", "-T", "text/plain", "-p", tempFile(t, "body", "x=1"), srv.URL() + "/ok"}, srv.URL()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := gb(t, tc.args...)
@@ -219,9 +219,9 @@ func TestServeUsage(t *testing.T) {
 	golden(t, "serve-usage", all.String())
 }
 
-// writeFile writes content to a new file name in a temporary directory
+// tempFile writes content to a new file name in a temporary directory
 // and returns its path.
-func writeFile(t *testing.T, name, content string) string {
+func tempFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,9 +55,11 @@ const runLimit = 90 * time.Second
 // gb calls run(args, ...) in this process, as main does, so that go test
 // -race watches the whole run: parsing, the engine, the report. A run
 // still going after runLimit gets an interrupt, as from SIGINT, and fails
-// the test.
+// the test. run sets GOMAXPROCS for its engine; gb restores it afterwards,
+// so the test server in this process keeps its cores.
 func gb(t *testing.T, args ...string) result {
 	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var out, errb lockedBuffer
 	sig := make(chan os.Signal, 1)
 	done := make(chan int, 1)

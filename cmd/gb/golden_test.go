@@ -13,14 +13,14 @@ import (
 
 // update rewrites the golden files instead of comparing with them:
 // go test ./cmd/gb/ -run NAME -update, then review the diff of testdata/.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with this run's output")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ with this run's output")
 
 // golden compares got with testdata/NAME.golden (or writes it, with
 // -update). Only deterministic output may go there: mask the rest first.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if *updateGolden {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -63,9 +63,9 @@ var timingLine = regexp.MustCompile(`^(Time taken for tests|Requests per second|
 
 var (
 	// digits is a number not glued to a word before it (p99.9 stays).
-	digits = regexp.MustCompile(`(^|[^A-Za-z\d.])\d+(\.\d+)?`)
-	spaces = regexp.MustCompile(` {2,}`)
-	label  = regexp.MustCompile(`^( *[^:%]*[:%]|  +)(.*)$`)
+	digits    = regexp.MustCompile(`(^|[^A-Za-z\d.])\d+(\.\d+)?`)
+	spaces    = regexp.MustCompile(` {2,}`)
+	labelPart = regexp.MustCompile(`^( *[^:%]*[:%]|  +)(.*)$`)
 )
 
 // maskReport makes a report deterministic for a golden file: the port of
@@ -85,7 +85,7 @@ func maskReport(report, base string) string {
 			line = strings.Replace(line, port, "PORT", 1)
 		}
 		if timingLine.MatchString(line) {
-			if m := label.FindStringSubmatch(line); m != nil {
+			if m := labelPart.FindStringSubmatch(line); m != nil {
 				line = m[1] + spaces.ReplaceAllString(digits.ReplaceAllString(m[2], "${1}N"), " ")
 			}
 		}

@@ -38,10 +38,7 @@ func TestRefusedStopsEarly(t *testing.T) {
 // the keep-alive close race fails as stale_conn; the server never sees it.
 func TestStalePOSTIsNotRetried(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	body := filepath.Join(t.TempDir(), "body")
-	if err := os.WriteFile(body, []byte("x=1"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	body := tempFile(t, "body", "x=1")
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := gb(t, "-k", "-c", "2", "-n", "100", "-p", body, "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
 	if r.code != 0 {
@@ -58,10 +55,7 @@ func TestStalePOSTIsNotRetried(t *testing.T) {
 // body; gb records the response, not a write error.
 func TestEarlyResponse(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	body := filepath.Join(t.TempDir(), "body")
-	if err := os.WriteFile(body, make([]byte, 10<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	body := tempFile(t, "body", string(make([]byte, 10<<20)))
 	for _, drain := range []string{"0", "1"} {
 		js := filepath.Join(t.TempDir(), "r.json")
 		r := gb(t, "-c", "1", "-n", "5", "-p", body, "--json", js, srv.FaultURL()+"/early-response?code=413&drain="+drain)
