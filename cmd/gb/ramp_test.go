@@ -337,7 +337,8 @@ func TestRampBadOptions(t *testing.T) {
 
 // TestRampInProcess runs a ramp through run() in this process, so that
 // go test -race watches the pool, the step context and the progress
-// sampling while real workers use them.
+// sampling while real workers use them. Its output, timings masked, is
+// testdata/ramp-report.golden.
 func TestRampInProcess(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "p.json")
@@ -350,6 +351,7 @@ func TestRampInProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	golden(t, "ramp-report", maskRamp(out.String(), srv.URL()))
 	rp := readRamp(t, js)
 	if len(rp.Steps) != 4 || rp.Steps[3].Complete() != 800 || srv.Ledger().HTTP.Conns != 4 {
 		t.Errorf("%d steps, last complete %d, server connections %d (want 4, 800, 4)", len(rp.Steps), rp.Steps[3].Complete(), srv.Ledger().HTTP.Conns)
