@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-
-	"github.com/gb-bench/gb"
 )
 
 // TestBindAddressOnBothEngines checks -B: every connection comes from the
@@ -24,7 +22,7 @@ func TestBindAddressOnBothEngines(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer srv.Close()
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []string{"loop", "goroutine"} {
 		r := runGB(t, "--engine="+engine, "-B", "127.0.0.2", "-c", "2", "-n", "10", "-q", srv.URL+"/")
 		if r.code != 0 || number(t, r.stdout, "Complete requests") != 10 {
 			t.Fatalf("%s: exit %d\n%s%s", engine, r.code, r.stdout, r.stderr)

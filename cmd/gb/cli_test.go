@@ -2,21 +2,24 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
-// TestBadInput runs the binary with bad command lines: each gives its exit
-// code and one clear line on stderr, never a panic or a stack trace, and
-// nothing is sent.
+// TestBadInput runs gb with bad command lines: each gives its exit code and
+// one clear line on stderr (-h: the usage), never a panic or a stack trace,
+// and nothing is sent. testdata/bad-input.golden holds every case's exit
+// code and whole stderr.
 func TestBadInput(t *testing.T) {
+	var all strings.Builder
 	dir := t.TempDir()
 	notRegular := dir // a directory as -p file
 	for _, tc := range []struct {
@@ -67,9 +70,25 @@ func TestBadInput(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("stdout not empty: %q", r.stdout)
 			}
+			transcript(&all, tc.args, r, dir)
 		})
 	}
+	golden(t, "bad-input", all.String())
 }
+
+// transcript appends a run's command line, exit code and stderr to a
+// golden file's text, with dir (unless "") written as $DIR and the
+// resolver's own words (which differ between machines) left out.
+func transcript(b *strings.Builder, args []string, r result, dir string) {
+	text := fmt.Sprintf("$ gb %q\nexit %d\n%s\n", args, r.code, resolverError.ReplaceAllString(r.stderr, "$1: ..."))
+	if dir != "" {
+		text = strings.ReplaceAll(text, dir, "$DIR")
+	}
+	b.WriteString(text)
+}
+
+// resolverError matches a failed lookup's message after the host name.
+var resolverError = regexp.MustCompile(`(cannot resolve host "[^"]*"): .*`)
 
 // stackTrace matches a goroutine dump's header line ("goroutine 1 [running]:").
 var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
@@ -77,7 +96,7 @@ var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
 // TestClusteredFlagsAndHeaders checks ab's getopt forms: clusters,
 // attached values, repeated -H with commas and colons kept whole.
 func TestClusteredFlagsAndHeaders(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-kc5", "-n20", "-H", "Accept: a, b", "-H", "X-Token: Bearer a:b", "-A", "user:secret",
 		"-C", "session=abc", "--json="+js, srv.URL()+"/hello")
@@ -101,13 +120,14 @@ func TestClusteredFlagsAndHeaders(t *testing.T) {
 
 // TestOutputFiles writes -e, -g and --json and checks their shapes.
 func TestOutputFiles(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, tsv, js := filepath.Join(dir, "p.csv"), filepath.Join(dir, "g.tsv"), filepath.Join(dir, "r.json")
 	r := runGB(t, "-k", "-c", "3", "-n", "200", "-q", "-e", csv, "-g", tsv, "--json", js, srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
+	golden(t, "report-keepalive", maskReport(r.stdout, srv.URL()))
 	c, _ := os.ReadFile(csv)
 	if lines := strings.Split(strings.TrimSpace(string(c)), "\n"); lines[0] != "Percentage served,Time in ms" || len(lines) != 102 {
 		t.Errorf("-e file: %d lines, header %q", len(lines), lines[0])
@@ -129,22 +149,86 @@ func TestOutputFiles(t *testing.T) {
 		t.Errorf("-q: stdout %q... stderr %q", r.stdout[:min(200, len(r.stdout))], r.stderr)
 	}
 	res := readResult(t, js)
-	if res.Version != stats.FormatVersion || res.GBVersion != gb.Version || res.Complete() != 200 {
+	if res.Version != stats.FormatVersion || res.GBVersion != gbVersion(t) || res.Complete() != 200 {
 		t.Errorf("json: version %d gb %q complete %d", res.Version, res.GBVersion, res.Complete())
 	}
 }
 
 func TestProgressLinesAndVersion(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := runGB(t, "-k", "-c", "2", "-n", "1000", srv.URL()+"/hello")
 	want := "Completed 100 requests\n"
 	if !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "Completed 1000 requests\nFinished 1000 requests\n") {
 		t.Errorf("progress on stderr:\n%s", r.stderr)
 	}
-	if v := runGB(t, "-V"); v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+gb.Version) {
+	v := runGB(t, "version")
+	if v.code != 0 || v.stderr != "" {
+		t.Errorf("version: exit %d, stderr %q", v.code, v.stderr)
+	}
+	golden(t, "version", v.stdout)
+	v = runGB(t, "-V")
+	golden(t, "version-V", v.stdout)
+	if v.code != 0 || !strings.HasPrefix(v.stdout, "This is gb, Version "+gbVersion(t)) {
 		t.Errorf("-V: %d %q", v.code, v.stdout)
 	}
-	if v := runGB(t, "version"); v.code != 0 || v.stdout != "gb "+gb.Version+"\n" {
-		t.Errorf("version: %d %q", v.code, v.stdout)
+}
+
+// gbVersion returns the version that gb version prints after "gb ".
+func gbVersion(t *testing.T) string {
+	t.Helper()
+	r := runGB(t, "version")
+	v, ok := strings.CutPrefix(r.stdout, "gb ")
+	if r.code != 0 || !ok || strings.Count(v, "\n") != 1 || !strings.HasSuffix(v, "\n") {
+		t.Fatalf("gb version: exit %d, %q", r.code, r.stdout)
 	}
+	return strings.TrimSuffix(v, "\n")
+}
+
+// TestReportGolden checks the report's lines for non-2xx responses and for
+// failed requests against testdata/report-*.golden, timings masked.
+func TestReportGolden(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	for _, tc := range []struct {
+		name string
+		args []string
+		base string
+		code int // 1: no request got a response
+	}{
+		{"report-non2xx", []string{"-c", "2", "-n", "20", srv.URL() + "/status?s=503"}, srv.URL(), 0},
+		{"report-failed", []string{"-k", "-c", "2", "-n", "20", srv.FaultURL() + "/reset?body=200&size=1000"}, srv.FaultURL(), 1},
+		{"report-post", []string{"-k", "-c", "2", "-n", "20", "-T", "text/plain", "-p", tempFile(t, "body", "x=1"), srv.URL() + "/ok"}, srv.URL(), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runGB(t, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			golden(t, tc.name, maskReport(r.stdout, tc.base))
+		})
+	}
+}
+
+// TestServeUsage: gb serve's usage and bad options, against
+// testdata/serve-usage.golden.
+func TestServeUsage(t *testing.T) {
+	var all strings.Builder
+	for _, args := range [][]string{{"serve", "-h"}, {"serve", "--bogus"}, {"serve", "--addr"}, {"serve", "--addr", "10.0.0.1:80"}, {"serve", "--addr", "nocolon"}} {
+		r := runGB(t, args...)
+		if r.code != 22 || r.stdout != "" {
+			t.Errorf("gb %q: exit %d, stdout %q", args, r.code, r.stdout)
+		}
+		transcript(&all, args, r, "")
+	}
+	golden(t, "serve-usage", all.String())
+}
+
+// tempFile writes content to a new file name in a temporary directory
+// and returns its path.
+func tempFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

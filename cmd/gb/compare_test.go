@@ -12,6 +12,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
@@ -86,7 +87,7 @@ var significant = regexp.MustCompile(`  ([+-])[0-9.]+% \(p=0\.008 n=5\)$`)
 // regression gate fails the slow run and passes the fast one, and the real
 // benchstat reads the runs in the benchmark format.
 func TestCompareSlowFast(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	load := []string{"-k", "-c", "4", "-n", "1000000", "-t", "1s", "--profile=cpu,allocs"}
 	slow := runsFile(t, dir, "slow", 5, srv.URL()+slowPath, load...)
@@ -220,7 +221,7 @@ func benchstatReads(t *testing.T, dir, old, new string) {
 }
 
 func TestCompareBadInput(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	c2 := runsFile(t, dir, "c2", 1, srv.URL()+fastPath, "-c", "2", "-n", "200")
 	c4 := runsFile(t, dir, "c4", 1, srv.URL()+fastPath, "-c", "4", "-n", "200", "-m", "HEAD")

@@ -3,23 +3,29 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gb-bench/gb/stats"
 )
 
-// gbBin is the gb binary built once for the end-to-end tests.
+// gbBin is the gb binary built once for the tests that need a process of
+// its own: signals, the process's exit code, file and memory limits, and
+// profiles that must hold the server alone.
 var gbBin string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	dir, err := os.MkdirTemp("", "gb-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -35,15 +41,67 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// result is one run of the gb binary.
+// result is one run of gb: in this process (gb) or of the binary
+// (gbProcess).
 type result struct {
 	stdout, stderr string
 	code           int
 }
 
-// gb runs the binary with args and a time limit.
+// runLimit bounds one run of gb; then it is interrupted (in this process)
+// or killed (the binary), and the test fails.
+const runLimit = 90 * time.Second
+
+// gb calls run(args, ...) in this process, as main does, so that go test
+// -race watches the whole run: parsing, the engine, the report. A run
+// still going after runLimit gets an interrupt, as from SIGINT, and fails
+// the test. run sets GOMAXPROCS for its engine; gb restores it afterwards,
+// so the test server in this process keeps its cores.
 func runGB(t *testing.T, args ...string) result {
 	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var out, errb lockedBuffer
+	sig := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	go func() { done <- run(args, &out, &errb, sig) }()
+	select {
+	case code := <-done:
+		return result{out.String(), errb.String(), code}
+	case <-time.After(runLimit):
+	}
+	sig <- os.Interrupt
+	select {
+	case <-done:
+		t.Fatalf("gb %q did not finish in %v (interrupted)", args, runLimit)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gb %q did not finish in %v, nor after an interrupt", args, runLimit)
+	}
+	return result{}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes, as a
+// process's stdout or stderr is.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// gbProcess runs the gb binary with args and a time limit.
+func gbProcess(t *testing.T, args ...string) result {
+	t.Helper()
+	skipUnderRace(t)
 	cmd := exec.Command(gbBin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -54,12 +112,21 @@ func runGB(t *testing.T, args ...string) result {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(90 * time.Second):
+	case <-time.After(runLimit):
 		_ = cmd.Process.Kill()
 		<-done
-		t.Fatalf("gb %v did not finish in 90 s", args)
+		t.Fatalf("gb %v did not finish in %v", args, runLimit)
 	}
 	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+}
+
+// skipUnderRace skips a test of the gb binary under -race: the detector
+// watches only this process, and the run without -race covers the test.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("runs the gb binary, which the race detector does not watch")
+	}
 }
 
 // field returns the value after an ab report label, e.g. "Complete requests".

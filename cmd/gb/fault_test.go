@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -244,7 +244,7 @@ func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
 // TestFaults runs every fault case on both engines: the default (the event
 // loops wherever they can run the case) and --engine=goroutine.
 func TestFaults(t *testing.T) {
-	for _, engine := range []string{"auto", gb.EngineGoroutine} {
+	for _, engine := range []string{"auto", "goroutine"} {
 		for _, fc := range faultCases() {
 			t.Run(engine+"/"+fc.name, func(t *testing.T) {
 				t.Parallel()
@@ -256,7 +256,7 @@ func TestFaults(t *testing.T) {
 
 // runFault runs one fault case with --engine=engine and checks it.
 func runFault(t *testing.T, fc faultCase, engine string) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	r := runGB(t, append(fc.args, "--engine="+engine, "-q", "--json", js, srv.FaultURL()+fc.path)...)
@@ -285,5 +285,5 @@ func expectedEngine(e string) string {
 	if e != "auto" {
 		return e
 	}
-	return gb.EngineLoop
+	return "loop"
 }

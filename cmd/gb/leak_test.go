@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestInProcessNoLeaks (I10): after a run inside this process, goroutines
 // and open file descriptors return to their baseline.
 func TestInProcessNoLeaks(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	url := srv.URL() + "/hello"
 	// One warm-up run, so lazily started runtime goroutines exist in the baseline.
 	run([]string{"-q", "-n", "10", url}, io.Discard, io.Discard, nil)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // inProcess runs gb's command line in this process and returns its exit
@@ -66,7 +67,7 @@ func TestUnknownCommand(t *testing.T) {
 // TestOptionsAfterURL: hey's and oha's order (gb URL -n 10) works, and
 // fractional seconds are taken as ab takes them.
 func TestOptionsAfterURL(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	code, out, errs := inProcess(srv.URL()+"/hello", "-n", "10", "-c", "2", "-s", "1.5", "-t", "2.5")
 	if code != 0 || !strings.Contains(out, "Complete requests:      10\n") || !strings.Contains(out, "Concurrency Level:      2\n") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errs, out)
@@ -81,12 +82,12 @@ func TestOptionsAfterURL(t *testing.T) {
 // -e file it cannot fill is named, not silently skipped.
 func TestNoResponseExitsOne(t *testing.T) {
 	csv := filepath.Join(t.TempDir(), "p.csv")
-	code, _, errs := inProcess("-n", "1", "-e", csv, "http://"+closedPort(t)+"/")
+	code, _, errs := inProcess("-n", "1", "-e", csv, "http://"+testsupport.ClosedAddr(t)+"/")
 	if code != 1 || !strings.Contains(errs, "gb: no request got a response: connection refused\n") ||
 		!strings.Contains(errs, "-e "+csv+" not written: no request completed") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	srv := testserver.ForTest(t, testserver.Options{TLS: true})
+	srv := testsupport.Server(t, testserver.Options{TLS: true})
 	code, _, errs = inProcess("-n", "1", srv.TLSURL()+"/hello")
 	if code != 1 || !strings.Contains(errs, "unknown authority") || !strings.Contains(errs, "--cacert") {
 		t.Errorf("self-signed: exit %d, stderr %q", code, errs)
@@ -154,7 +155,7 @@ func TestManners(t *testing.T) {
 	if code, _, errs := inProcess("serve", "--addr", "127.0.0.1:99999"); code != 22 || !strings.Contains(errs, `invalid port "99999"`) {
 		t.Errorf("serve bad port: exit %d, stderr %q", code, errs)
 	}
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	code, _, errs := inProcess("-q", "-G", "11000", "-n", "5", srv.URL()+"/hello")
 	if code != 0 || !strings.Contains(errs, "-G 11000: this machine has") {
 		t.Errorf("-G 11000: exit %d, stderr %q", code, errs)

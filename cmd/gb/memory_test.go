@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // maxRSS runs the gb binary and returns its peak resident memory in KiB.
 func maxRSS(t *testing.T, args ...string) int64 {
 	t.Helper()
+	skipUnderRace(t)
 	cmd := exec.Command(gbBin, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gb %v: %v\n%s", args, err, out)
@@ -22,7 +24,7 @@ func maxRSS(t *testing.T, args ...string) int64 {
 // TestMemoryFlatInN (I11): twenty times more requests cost no more memory:
 // latencies go to fixed-size histograms, bodies are discarded.
 func TestMemoryFlatInN(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	url := srv.URL() + "/1k.dat"
 	small := maxRSS(t, "-q", "-k", "-c", "20", "-n", "20000", url)
 	large := maxRSS(t, "-q", "-k", "-c", "20", "-n", "400000", url)
@@ -37,7 +39,7 @@ func TestMemoryFlatInN(t *testing.T) {
 // TestVerboseRedactsSecrets: -v 2 prints the request as ab does, with
 // credentials hidden.
 func TestVerboseRedactsSecrets(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := runGB(t, "-v", "2", "-n", "2", "-A", "alice:s3cret", "-C", "sid=abc123", "-H", "Authorization: Bearer tok987", srv.URL()+"/status?s=503")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestHTMLAndPNGOutputs: --html writes one self-contained page with its
 // charts inlined; gb ramp --plot file.png draws the curve without gnuplot
 // and --html writes the ramp's page.
 func TestHTMLAndPNGOutputs(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	page := filepath.Join(dir, "run.html")
 	if code, _, errs := inProcess("-q", "-k", "-c", "2", "-n", "200", "--html", page, srv.URL()+"/hello"); code != 0 {

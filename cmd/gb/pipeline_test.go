@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -14,7 +14,7 @@ import (
 // batch): the unanswered requests go again on a new connection, and gb's
 // counts equal the access log exactly.
 func TestPipelineCountsEqualAccessLog(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{KeepaliveRequests: 100})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{KeepaliveRequests: 100})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "--pipeline", "16", "-c", "4", "-n", "5003", "-q", "--json", js, ngx.URL+"/small.txt")
 	if r.code != 0 {
@@ -35,7 +35,7 @@ func TestPipelineCountsEqualAccessLog(t *testing.T) {
 // and closes without a word; every pipelined request is still answered
 // exactly once, on a new connection.
 func TestPipelineSilentClose(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "--pipeline", "4", "-c", "2", "-n", "40", "-q", "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
 	if r.code != 0 {

@@ -10,6 +10,7 @@ import (
 // startGB starts the gb binary without waiting for it.
 func startGB(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
+	skipUnderRace(t)
 	cmd := exec.Command(gbBin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // profileSection returns the report's server profile section.
@@ -28,18 +28,20 @@ func profileSection(t *testing.T, report string) string {
 // slow /leftpad shows in the CPU and allocs tops with a non-zero
 // allocation per request; /bytes/1024 does not.
 func TestProfileEndToEnd(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct {
 		name, path string
 		leftpad    bool
 	}{
-		{"leftpad", "/leftpad?str=x&len=2000&chr=0", true},
+		// bytes first: the allocs profile of the server (this process) may
+		// still publish an earlier run's allocations after a GC cycle
 		{"bytes", "/bytes/1024", false},
+		{"leftpad", "/leftpad?str=x&len=2000&chr=0", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "profiles")
 			js := filepath.Join(t.TempDir(), "run.json")
-			r := runGB(t, "-q", "-k", "-c", "4", "-n", "1000000", "-t", "1.5s", "--profile=cpu,allocs,trace",
+			r := gbProcess(t, "-q", "-k", "-c", "4", "-n", "1000000", "-t", "1.5s", "--profile=cpu,allocs,trace",
 				"--profile-dir", dir, "--json", js, srv.URL()+tc.path)
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -87,8 +89,12 @@ func TestProfileEndToEnd(t *testing.T) {
 // nginx) gives one warning line and the run completes.
 func TestProfileWithoutPprof(t *testing.T) {
 	targets := map[string]func(t *testing.T) string{
-		"no-pprof": func(t *testing.T) string { return startServer(t, testserver.Options{NoPprof: true}).URL() + "/hello" },
-		"nginx":    func(t *testing.T) string { return nginxtest.Start(t, nginxtest.Options{}).URL + "/small.txt" },
+		"no-pprof": func(t *testing.T) string {
+			return testsupport.Server(t, testserver.Options{NoPprof: true}).URL() + "/hello"
+		},
+		"nginx": func(t *testing.T) string {
+			return testsupport.StartNginx(t, testsupport.NginxOptions{}).URL + "/small.txt"
+		},
 	}
 	for name, url := range targets {
 		t.Run(name, func(t *testing.T) {
@@ -117,7 +123,7 @@ func TestProfileUsage(t *testing.T) {
 		{"--profile-dir", "x", "-n", "1", "http://127.0.0.1:1/"},
 		{"--profile", "--profile-url", "ftp://h/", "-n", "1", "http://127.0.0.1:1/"},
 	} {
-		if r := runGB(t, args...); r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 {
+		if r := runGB(t, args...); r.code != 22 || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("gb %q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
@@ -126,7 +132,7 @@ func TestProfileUsage(t *testing.T) {
 // TestDemoProfile: gb demo profiles gb serve, run as a child process, so
 // the server's profile holds no frame of gb's load engine.
 func TestDemoProfile(t *testing.T) {
-	r := runGB(t, "demo", "-q", "-c", "4", "-n", "20000", "-t", "1", "--profile-dir", filepath.Join(t.TempDir(), "p"))
+	r := gbProcess(t, "demo", "-q", "-c", "4", "-n", "20000", "-t", "1", "--profile-dir", filepath.Join(t.TempDir(), "p"))
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

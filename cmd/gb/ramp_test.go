@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -53,7 +53,9 @@ const kneeAttempts = 3
 
 // rampKnee runs gb ramp with args (the output files in a new directory per
 // attempt) until its JSON names saturation step want, and returns that
-// attempt's directory, result and ramp.
+// attempt's directory, result and ramp. It runs the binary: the knee and
+// the paced steps come from timings, which a process of its own keeps
+// apart from the test server in this one.
 func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, result, *report.Ramp) {
 	t.Helper()
 	var dir string
@@ -61,7 +63,7 @@ func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, r
 	var rp *report.Ramp
 	for i := range kneeAttempts {
 		dir = t.TempDir()
-		r = runGB(t, append([]string{"ramp"}, args(dir)...)...)
+		r = gbProcess(t, append([]string{"ramp"}, args(dir)...)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
@@ -82,7 +84,7 @@ func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, r
 // from step to step, every request reaches the server, and the files are
 // consistent.
 func TestRampFindsKnee(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	var before testserver.Ledger
 	dir, r, rp := rampKnee(t, 2, func(dir string) []string {
 		before = srv.Ledger()
@@ -162,7 +164,7 @@ func renderPlot(t *testing.T, dir, gp, png string) {
 // saturation point is 300 req/s. The JSON goes to stdout, the lines to
 // stderr.
 func TestRampRateSteps(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir, r, rp := rampKnee(t, 3, func(dir string) []string {
 		return []string{"-k", "-c", "8", "--rate-from", "100", "--rate-to", "400", "--step-time", "500ms", "--pause", "0",
 			"--csv", filepath.Join(dir, "r.csv"), "--plot", filepath.Join(dir, "r.gp"), "--json", filepath.Join(dir, "ramp.json"),
@@ -190,11 +192,12 @@ func TestRampRateSteps(t *testing.T) {
 	renderPlot(t, dir, "r.gp", "r.png")
 }
 
-// TestRampJSONToStdout: with --json -, stdout carries the JSON alone and
-// the step lines go to stderr.
+// TestRampJSONToStdout: with --json -, the process's stdout carries the
+// JSON alone and the step lines go to stderr. It runs the binary: the JSON
+// goes to the process's standard output, not to run's stdout writer.
 func TestRampJSONToStdout(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
-	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
+	srv := testsupport.Server(t, testserver.Options{})
+	r := gbProcess(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -210,7 +213,7 @@ func TestRampJSONToStdout(t *testing.T) {
 // TestRampNginx ramps against nginx: every request is in its access log,
 // and with keep-alive the connections of one step serve the next.
 func TestRampNginx(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	js := filepath.Join(t.TempDir(), "n.json")
 	r := runGB(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "50", "--pause", "0",
 		"--json", js, ngx.URL+"/10k.dat")
@@ -235,7 +238,7 @@ func TestRampNginx(t *testing.T) {
 // TestRampSIGINT interrupts a ramp during its second step: the completed
 // step is in the CSV, the cut one only in the JSON, and gb exits 1.
 func TestRampSIGINT(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, js := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
 	cmd, out, errb := startGB(t, "ramp", "-k", "--from", "1", "--to", "3", "--per-user", "100", "--pause", "0",
@@ -271,9 +274,11 @@ func TestRampSIGINT(t *testing.T) {
 }
 
 // TestRampBadOptions: each bad command line gives one line on stderr and
-// its exit code (22 for usage errors), and sends nothing.
+// its exit code (22 for usage errors), and sends nothing. The transcript,
+// with gb ramp -h's usage, is testdata/ramp-bad-options.golden.
 func TestRampBadOptions(t *testing.T) {
 	const url = "http://127.0.0.1:1/"
+	var all strings.Builder
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -319,18 +324,23 @@ func TestRampBadOptions(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("stdout %q", r.stdout)
 			}
+			transcript(&all, append([]string{"ramp"}, tc.args...), r, "")
 		})
 	}
-	if r := runGB(t, "ramp", "-h"); r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
+	r := runGB(t, "ramp", "-h")
+	if r.code != 22 || !strings.HasPrefix(r.stderr, "Usage: gb ramp") || !strings.Contains(r.stderr, "--per-user") {
 		t.Errorf("gb ramp -h: exit %d\n%s", r.code, r.stderr)
 	}
+	transcript(&all, []string{"ramp", "-h"}, r, "")
+	golden(t, "ramp-bad-options", all.String())
 }
 
 // TestRampInProcess runs a ramp through run() in this process, so that
 // go test -race watches the pool, the step context and the progress
-// sampling while real workers use them.
+// sampling while real workers use them. Its output, timings masked, is
+// testdata/ramp-report.golden.
 func TestRampInProcess(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "p.json")
 	var out, errb bytes.Buffer
 	// 200 requests per connection: with fewer, the carried-over connections
@@ -341,6 +351,7 @@ func TestRampInProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	golden(t, "ramp-report", maskRamp(out.String(), srv.URL()))
 	rp := readRamp(t, js)
 	if len(rp.Steps) != 4 || rp.Steps[3].Complete() != 800 || srv.Ledger().HTTP.Conns != 4 {
 		t.Errorf("%d steps, last complete %d, server connections %d (want 4, 800, 4)", len(rp.Steps), rp.Steps[3].Complete(), srv.Ledger().HTTP.Conns)

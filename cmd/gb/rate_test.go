@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -50,13 +50,13 @@ func checkStall(t *testing.T, res *stats.Result) {
 }
 
 func TestStallShowsInCorrectedLatency(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	res := stallRun(t, srv.URL()+"/hello", func() { srv.Stall(time.Second) })
 	checkStall(t, res)
 }
 
 func TestNginxSIGSTOPShowsInCorrectedLatency(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	res := stallRun(t, ngx.URL+"/small.txt", func() {
 		if err := ngx.Pause(time.Second); err != nil {
 			t.Error(err)
@@ -69,7 +69,7 @@ func TestNginxSIGSTOPShowsInCorrectedLatency(t *testing.T) {
 // keep up, so the test asserts that gb either reaches the rate within 1%
 // or says in the report why it did not; it logs the measured accuracy.
 func TestPacerAccuracy(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-k", "-c", "50", "-R", "5000", "-t", "5", "-q", "--json", js, srv.URL()+"/hello")
 	if r.code != 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,28 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // TestRefusedStopsEarly (F03): nothing listens; gb stops after a bounded
 // number of attempts with ab's message and a full report, and exits 1.
 func TestRefusedStopsEarly(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
-	r := runGB(t, "-n", "100", "-c", "10", "--json", js, "http://"+closedPort(t)+"/")
+	r := runGB(t, "-n", "100", "-c", "10", "--json", js, "http://"+testsupport.ClosedAddr(t)+"/")
 	if r.code != 1 || !strings.Contains(r.stderr, "Test aborted") || !strings.Contains(r.stderr, "connection refused") {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
@@ -49,11 +37,8 @@ func TestRefusedStopsEarly(t *testing.T) {
 // TestStalePOSTIsNotRetried (F08): a non-idempotent request that meets
 // the keep-alive close race fails as stale_conn; the server never sees it.
 func TestStalePOSTIsNotRetried(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
-	body := filepath.Join(t.TempDir(), "body")
-	if err := os.WriteFile(body, []byte("x=1"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv := testsupport.Server(t, testserver.Options{})
+	body := tempFile(t, "body", "x=1")
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-k", "-c", "2", "-n", "100", "-p", body, "--json", js, srv.FaultURL()+"/ok?closeafter=1&conn=silent")
 	if r.code != 0 {
@@ -69,11 +54,8 @@ func TestStalePOSTIsNotRetried(t *testing.T) {
 // TestEarlyResponse (F31): the server answers 413 before reading a large
 // body; gb records the response, not a write error.
 func TestEarlyResponse(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
-	body := filepath.Join(t.TempDir(), "body")
-	if err := os.WriteFile(body, make([]byte, 10<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv := testsupport.Server(t, testserver.Options{})
+	body := tempFile(t, "body", string(make([]byte, 10<<20)))
 	for _, drain := range []string{"0", "1"} {
 		js := filepath.Join(t.TempDir(), "r.json")
 		r := runGB(t, "-c", "1", "-n", "5", "-p", body, "--json", js, srv.FaultURL()+"/early-response?code=413&drain="+drain)
@@ -91,7 +73,7 @@ func TestEarlyResponse(t *testing.T) {
 // TestTLSHandshakeFailure (F33): a protocol the server refuses fails the
 // handshake: failed.tls, and the run stops as nothing can connect.
 func TestTLSHandshakeFailure(t *testing.T) {
-	srv := startServer(t, testserver.Options{TLS: true})
+	srv := testsupport.Server(t, testserver.Options{TLS: true})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "--insecure", "-f", "TLS1", "-n", "50", "--json", js, srv.TLSURL()+"/hello")
 	res := readResult(t, js)
@@ -103,8 +85,8 @@ func TestTLSHandshakeFailure(t *testing.T) {
 // TestRedirectNotFollowed (F39): a 302 is a non-2xx response; its target
 // is never contacted.
 func TestRedirectNotFollowed(t *testing.T) {
-	other := startServer(t, testserver.Options{})
-	ngx := nginxtest.Start(t, nginxtest.Options{Extra: "location = /redir { return 302 " + other.URL() + "/hello; }"})
+	other := testsupport.Server(t, testserver.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "location = /redir { return 302 " + other.URL() + "/hello; }"})
 	r := runGB(t, "-n", "20", "-H", "Authorization: Bearer secret", ngx.URL+"/redir")
 	if r.code != 0 || number(t, r.stdout, "Non-2xx responses") != 20 {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
@@ -117,6 +99,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // TestFileLimit (F37): a -c beyond the file-descriptor limit is refused
 // before the run, with the ulimit hint.
 func TestFileLimit(t *testing.T) {
+	skipUnderRace(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" -c 200 -n 200 http://127.0.0.1:1/`, gbBin)
 	out, _ := cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "file descriptors but the limit is 64 (raise it with ulimit -n)") {
@@ -127,7 +110,7 @@ func TestFileLimit(t *testing.T) {
 // TestSIGTERMStopsLikeSIGINT: every stop path prints the report and keeps
 // the accounting exact; a second signal exits at once.
 func TestSIGTERMStopsLikeSIGINT(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, _ := startGB(t, "-c", "3", "-t", "60", "--json", js, srv.FaultURL()+"/stall?ms=inf")
 	time.Sleep(500 * time.Millisecond)
@@ -149,7 +132,7 @@ func TestSIGTERMStopsLikeSIGINT(t *testing.T) {
 // 1 s idle; gb's counts still equal the access log exactly, and the
 // keep-alive close races it met are counted as retries, not failures.
 func TestNginxChurn(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{KeepaliveRequests: 100, KeepaliveTimeout: time.Second})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{KeepaliveRequests: 100, KeepaliveTimeout: time.Second})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-k", "-c", "8", "-n", "3000", "--json", js, ngx.URL+"/small.txt")
 	if r.code != 0 {
@@ -182,7 +165,7 @@ func TestNginxChurn(t *testing.T) {
 // TestNoSocketsLeftAfterRun: once gb exits, nginx holds no connection of
 // gb's (every connection was closed, none left half-open).
 func TestNoSocketsLeftAfterRun(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	if r := runGB(t, "-k", "-c", "50", "-n", "5000", "-q", ngx.URL+"/small.txt"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

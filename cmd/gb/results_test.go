@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -15,7 +16,7 @@ import (
 // report, a passing one 0; the thresholds section, the JUnit file and the
 // GitHub step summary say which held.
 func TestThresholdsGateTheExit(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	junit, summary := filepath.Join(dir, "j.xml"), filepath.Join(dir, "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
@@ -46,7 +47,7 @@ func TestThresholdsGateTheExit(t *testing.T) {
 // spread line; gb report renders the saved run again as the same text the
 // live run printed, and writes .hgrm and .hlog files from it.
 func TestRepeatAndReport(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	js, one := filepath.Join(dir, "runs.json"), filepath.Join(dir, "one.json")
 	code, out, errs := inProcess("-q", "-k", "-n", "200", "--repeat", "3", "--json", js, "--bench-out", filepath.Join(dir, "b.txt"), srv.URL()+"/hello")

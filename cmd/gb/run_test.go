@@ -8,19 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
-
-func startServer(t *testing.T, o testserver.Options) *testserver.Server {
-	return testserver.ForTest(t, o)
-}
 
 // TestCountsEqualServerLedger runs gb against gb's own server and checks
 // the report and the JSON result against what the server saw.
 func TestCountsEqualServerLedger(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -65,7 +61,7 @@ func TestCountsEqualServerLedger(t *testing.T) {
 // TestNginxCountsEqualAccessLog checks gb's counts and bytes against
 // nginx's access log exactly.
 func TestNginxCountsEqualAccessLog(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-k", "-c", "20", "-n", "2003", "--json", js, ngx.URL+"/10k.dat")
 	if r.code != 0 {
@@ -103,7 +99,7 @@ func TestSideBySideWithAB(t *testing.T) {
 		}
 		t.Skip("ab not installed")
 	}
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	for _, args := range [][]string{
 		{"-k", "-c", "10", "-n", "2000"},
 		{"-c", "5", "-n", "300"},
@@ -116,7 +112,7 @@ func TestSideBySideWithAB(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ab: %v\n%s", err, out)
 			}
-			g := runGB(t, append(args, url)...)
+			g := gbProcess(t, append(args, url)...)
 			if g.code != 0 {
 				t.Fatalf("gb exit %d: %s", g.code, g.stderr)
 			}
@@ -133,10 +129,34 @@ func TestSideBySideWithAB(t *testing.T) {
 	}
 }
 
+// TestProcessExitCodes runs the binary: its exit status is run's code (0
+// ok, 1 runtime failure, 22 usage), with one line on stderr for errors and
+// never a stack trace.
+func TestProcessExitCodes(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-q", "-n", "10", srv.URL() + "/hello"}, 0},
+		{[]string{"-n", "10", "http://" + testsupport.ClosedAddr(t) + "/"}, 1},
+		{[]string{"-n", "abc", srv.URL() + "/"}, 22},
+		{[]string{"ramp", "--from", "2", "--to", "1", srv.URL() + "/"}, 22},
+	} {
+		r := gbProcess(t, tc.args...)
+		if r.code != tc.code || stackTrace.MatchString(r.stderr) {
+			t.Errorf("gb %q: exit %d, want %d; stderr:\n%s", tc.args, r.code, tc.code, r.stderr)
+		}
+		if tc.code == 22 && strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("gb %q: stderr %q, want one line", tc.args, r.stderr)
+		}
+	}
+}
+
 // TestSIGINTPrintsReport interrupts a long run: the full report is still
 // printed, the JSON written, every request accounted for, and gb exits 1.
 func TestSIGINTPrintsReport(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, errb := startGB(t, "-k", "-c", "4", "-t", "60", "--json", js, srv.URL()+"/delay?d=20ms")
 	time.Sleep(700 * time.Millisecond)
@@ -161,7 +181,7 @@ func TestSIGINTPrintsReport(t *testing.T) {
 
 // TestTimeLimitStopsFirst: -n and -t together stop at whichever comes first.
 func TestTimeLimitStopsFirst(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	r := runGB(t, "-k", "-c", "2", "-n", "1000000", "-t", "1", "--json", js, srv.URL()+"/delay?d=5ms")

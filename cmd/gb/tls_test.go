@@ -6,16 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb"
-	"github.com/gb-bench/gb/internal/nginxtest"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
 // TestTLSVerifiedByDefault: a self-signed server fails verification with a
 // hint; --cacert and --insecure both work, and the report shows ab's TLS lines.
 func TestTLSVerifiedByDefault(t *testing.T) {
-	srv := startServer(t, testserver.Options{TLS: true})
+	srv := testsupport.Server(t, testserver.Options{TLS: true})
 	url := srv.TLSURL() + "/hello"
 	r := runGB(t, "-n", "50", "-c", "2", url)
 	if r.code != 1 || !strings.Contains(r.stderr, "certificate") || !strings.Contains(r.stderr, "--insecure") {
@@ -29,7 +28,7 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(t.TempDir(), "r.json")
-	for _, engine := range []string{"auto", gb.EngineGoroutine} {
+	for _, engine := range []string{"auto", "goroutine"} {
 		for _, args := range [][]string{{"--cacert", ca}, {"--insecure"}} {
 			r := runGB(t, append(args, "--engine="+engine, "-k", "-n", "50", "-c", "2", "--json", js, url)...)
 			if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
@@ -52,7 +51,7 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 // TestProxy sends absolute-form requests to the -X address; nginx serves
 // them from its own root whatever the URL's host, which need not resolve.
 func TestProxy(t *testing.T) {
-	ngx := nginxtest.Start(t, nginxtest.Options{})
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	proxy := strings.TrimPrefix(ngx.URL, "http://")
 	js := filepath.Join(t.TempDir(), "r.json")
 	r := runGB(t, "-X", proxy, "-n", "20", "--json", js, "http://origin.invalid/small.txt")

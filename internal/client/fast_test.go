@@ -14,6 +14,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -136,12 +137,7 @@ func TestTimeoutBeforeFirstByte(t *testing.T) {
 }
 
 func TestConnectRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testsupport.ClosedAddr(t)
 	req := h1.Request{Host: addr}
 	forEachEngine(t, func() *Config { return &Config{Addr: addr, Request: req.Append(nil)} }, func(t *testing.T, f *Fast) {
 		if x, o := do(f); o != stats.FailConnect {
@@ -153,7 +149,7 @@ func TestConnectRefused(t *testing.T) {
 // staleServer answers each request and then closes the connection without
 // saying so, so every reuse meets the keep-alive close race.
 func staleServer(t *testing.T) string {
-	return serveConns(t, func(c net.Conn) {
+	return testsupport.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
 			line, err := br.ReadString('\n')
@@ -167,29 +163,6 @@ func staleServer(t *testing.T) string {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		time.Sleep(20 * time.Millisecond) // the client is idle when the FIN arrives
 	})
-}
-
-// serveConns listens on a free loopback port and runs handle on each
-// connection in its own goroutine, closing the connection after it.
-func serveConns(t testing.TB, handle func(c net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return ln.Addr().String()
 }
 
 func TestStaleConnectionRetriedOnce(t *testing.T) {
@@ -281,7 +254,7 @@ func TestTLSHandshakeTimesOut(t *testing.T) {
 // allocating nothing per request, so AllocsPerRun measures the client.
 func rawServer(t testing.TB, response string) string {
 	resp := []byte(response)
-	return serveConns(t, func(c net.Conn) {
+	return testsupport.Serve(t, func(c net.Conn) {
 		buf := make([]byte, 4096)
 		n := 0
 		for {
@@ -318,21 +291,6 @@ func TestZeroAllocationsPerKeepAliveRequest(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%.1f allocations per request, want 0", allocs)
-		}
-	})
-}
-
-// TestUnreadBodyIsWriteTimeout: a server that never reads a 32 MiB body:
-// the request times out while it is written, and says so.
-func TestUnreadBodyIsWriteTimeout(t *testing.T) {
-	addr := serveConns(t, func(c net.Conn) { time.Sleep(5 * time.Second) })
-	req := h1.Request{Method: "POST", Host: addr, Body: make([]byte, 32<<20)}
-	newCfg := func() *Config {
-		return &Config{Addr: addr, Request: req.Append(nil), Timeout: 300 * time.Millisecond}
-	}
-	forEachEngine(t, newCfg, func(t *testing.T, f *Fast) {
-		if x, o := do(f); o != stats.FailWrite || x.Err != errWriteTimeout {
-			t.Errorf("outcome %v (%v), want failed.write ", o, x.Err)
 		}
 	})
 }

@@ -3,7 +3,6 @@
 package evloop
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -13,40 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// echo starts a loopback server that answers each line with the same
-// line, and returns its address.
-func echo(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					if _, err := c.Write(line); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+	"github.com/gb-bench/gb/internal/testsupport"
+)
 
 // dial connects to addr on tk with a zero Dialer.
 func dial(tk *Task, addr string) (net.Conn, error) {
@@ -75,7 +43,7 @@ func runTasks(t *testing.T, n int, fn func(t *Task)) {
 }
 
 func TestTasksExchangeOverOneLoop(t *testing.T) {
-	addr := echo(t)
+	addr := testsupport.EchoLines(t)
 	const tasks, rounds = 20, 50
 	got := make(chan int, tasks)
 	runTasks(t, tasks, func(tk *Task) {
@@ -112,7 +80,7 @@ func TestTasksExchangeOverOneLoop(t *testing.T) {
 }
 
 func TestReadTimesOutAtDeadline(t *testing.T) {
-	addr := echo(t)
+	addr := testsupport.EchoLines(t)
 	var err error
 	var waited time.Duration
 	runTasks(t, 1, func(tk *Task) {
@@ -128,7 +96,7 @@ func TestReadTimesOutAtDeadline(t *testing.T) {
 }
 
 func TestInterruptEndsEveryWait(t *testing.T) {
-	addr := echo(t)
+	addr := testsupport.EchoLines(t)
 	l, err := New()
 	if err != nil {
 		t.Fatal(err)
@@ -163,12 +131,7 @@ func TestInterruptEndsEveryWait(t *testing.T) {
 }
 
 func TestDialRefusedLooksLikeNet(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := testsupport.ClosedAddr(t)
 	var derr error
 	runTasks(t, 1, func(tk *Task) {
 		_, derr = dial(tk, addr)
@@ -186,22 +149,11 @@ func TestDialNeedsATask(t *testing.T) {
 	}
 }
 
-// sayAndClose starts a server that accepts one connection, writes reply
-// and closes it, and returns its address.
+// sayAndClose starts a server that writes reply on each connection and
+// closes it, and returns its address.
 func sayAndClose(t *testing.T, reply string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			_, _ = io.WriteString(c, reply)
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().String()
+	return testsupport.Serve(t, func(c net.Conn) { _, _ = io.WriteString(c, reply) })
 }
 
 func TestPeerCloseReadsEOF(t *testing.T) {
@@ -226,7 +178,7 @@ func TestPeerCloseReadsEOF(t *testing.T) {
 // deadline, then another with a short one: the loop must wake for the
 // short one, not sleep on the long one (or its one-second bound).
 func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
-	addr := echo(t)
+	addr := testsupport.EchoLines(t)
 	var waited time.Duration
 	var shortErr, longErr error
 	runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below

@@ -15,13 +15,9 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
-
-// startServer starts gb's test server for the test.
-func startServer(t *testing.T, o testserver.Options) *testserver.Server {
-	return testserver.ForTest(t, o)
-}
 
 // drive loads url from four keep-alive connections for d and returns the
 // number of responses.
@@ -77,7 +73,7 @@ func hasLeftpad(top *stats.ProfileTop) bool {
 }
 
 func TestCaptureLeftpad(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	sp, dir := capture(t, srv, "/leftpad?str=x&len=2000&chr=0", 1500*time.Millisecond, CPU, Allocs, Heap, Goroutine, Trace)
 	if len(sp.Notes) > 0 {
 		t.Errorf("notes: %q", sp.Notes)
@@ -114,7 +110,7 @@ func TestCaptureLeftpad(t *testing.T) {
 }
 
 func TestCaptureBytesIsNotLeftpad(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	sp, _ := capture(t, srv, "/bytes/1024", time.Second, CPU, Allocs)
 	if sp.CPU == nil || len(sp.CPU.Top.Functions) == 0 {
 		t.Fatalf("no CPU top: %+v", sp)
@@ -128,7 +124,7 @@ func TestCaptureBytesIsNotLeftpad(t *testing.T) {
 }
 
 func TestNoPprof(t *testing.T) {
-	srv := startServer(t, testserver.Options{NoPprof: true})
+	srv := testsupport.Server(t, testserver.Options{NoPprof: true})
 	dir := filepath.Join(t.TempDir(), "p")
 	_, err := Start(context.Background(), Config{URL: srv.URL() + "/debug/pprof/", Kinds: []Kind{CPU}, Dir: dir})
 	var np *NoPprofError
@@ -141,7 +137,7 @@ func TestNoPprof(t *testing.T) {
 }
 
 func TestStopEndsTheWindowInFlight(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := Start(ctx, Config{URL: srv.URL() + "/debug/pprof", Kinds: []Kind{CPU}, Dir: t.TempDir()})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
@@ -172,7 +173,7 @@ func TestOwnOnLeftpad(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's C frames make pprof re-symbolise the profile")
 	}
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	sp, dir := capture(t, srv, "/leftpad?str=x&len=2000&chr=0", 1200*time.Millisecond, CPU, Allocs)
 	if sp.CPU == nil {
 		t.Fatalf("no CPU profile: %q", sp.Notes)

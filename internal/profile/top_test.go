@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
@@ -129,7 +130,7 @@ func TestTopMatchesPprof(t *testing.T) {
 		// from the profile as it is.
 		t.Skip("the race detector's C frames make pprof re-symbolise the profile")
 	}
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	sp, dir := capture(t, srv, "/leftpad?str=x&len=2000&chr=0", 1200*time.Millisecond, CPU, Allocs)
 	if sp.CPU == nil || sp.Allocs == nil {
 		t.Fatalf("no CPU or allocs summary: %+v", sp)

@@ -15,6 +15,7 @@ import (
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -25,7 +26,7 @@ import (
 // pace.Constant pacer makes it a rate-mode run (Target.Rate set).
 func Run(t testing.TB, requests int64, tune func(*load.Config)) *stats.Result {
 	t.Helper()
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	u, err := url.Parse(srv.URL() + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -43,7 +44,7 @@ var realShapes = []string{
 // server's CPU and allocation profile over the load (internal/profile).
 func realRun(t *testing.T, rate float64, withProfile bool) *stats.Result {
 	t.Helper()
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var capture *profile.Capture
@@ -108,7 +109,7 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 // runOnce per step, and returns it as gb ramp would.
 func realRamp(t *testing.T) *report.Ramp {
 	t.Helper()
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rp := &report.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: report.ByConcurrency,

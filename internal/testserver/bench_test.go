@@ -1,24 +1,26 @@
-package testserver
+package testserver_test
 
 import (
 	"bufio"
-	"io"
 	"net"
 	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // benchHello drives GET /hello over keep-alive connections with raw
 // requests, one connection per parallel goroutine.
 func benchHello(b *testing.B, url string) {
 	b.RunParallel(func(pb *testing.PB) {
-		c, err := net.Dial("tcp", hostOf(url))
+		c, err := net.Dial("tcp", testsupport.HostOf(url))
 		if err != nil {
 			b.Error(err)
 			return
 		}
 		defer c.Close()
 		br := bufio.NewReader(c)
-		raw := []byte(req("/hello"))
+		raw := []byte(testsupport.GET("/hello"))
 		for pb.Next() {
 			if _, err := c.Write(raw); err != nil {
 				b.Error(err)
@@ -34,34 +36,10 @@ func benchHello(b *testing.B, url string) {
 }
 
 func BenchmarkHelloMain(b *testing.B) {
-	s, err := Start(Options{})
+	s, err := testserver.Start(testserver.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	benchHello(b, s.URL())
-}
-
-func BenchmarkOKFault(b *testing.B) {
-	s, err := Start(Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	b.RunParallel(func(pb *testing.PB) {
-		c, err := net.Dial("tcp", hostOf(s.FaultURL()))
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		defer c.Close()
-		raw, buf := []byte(req("/ok")), make([]byte, len(ok))
-		for pb.Next() {
-			c.Write(raw)
-			if _, err := io.ReadFull(c, buf); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
 }

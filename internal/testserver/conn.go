@@ -55,6 +55,15 @@ func (c *conn) Close() error {
 	return err
 }
 
+// ConnID returns c's id, unique per Server, from 1 (fault.Counter).
+func (c *conn) ConnID() uint64 { return c.id }
+
+// CountRequest counts one request read in full (fault.Counter).
+func (c *conn) CountRequest() { c.requests.Add(1) }
+
+// NetConn returns the connection c wraps.
+func (c *conn) NetConn() net.Conn { return c.Conn }
+
 // markControl stops counting c: the bytes of the request being served
 // (those read since the previous counted handler returned) are taken back,
 // and nothing read or written afterwards is counted. Responses to control

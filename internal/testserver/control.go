@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // maxTimers bounds the stalls /__ctl?at= may have pending.
@@ -20,13 +22,13 @@ type ctlReply struct {
 // now. stall=0 cancels.
 func (s *Server) serveCtl(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d, err := parseDelay(q.Get("stall"))
+	d, err := shape.ParseDelay(q.Get("stall"))
 	var at time.Duration
 	if err == nil && q.Has("at") {
-		at, err = parseDelay(q.Get("at"))
+		at, err = shape.ParseDelay(q.Get("at"))
 	}
 	if err == nil && !q.Has("stall") {
-		err = fmt.Errorf("%w: /__ctl needs stall=", errSyntax)
+		err = fmt.Errorf("%w: /__ctl needs stall=", shape.ErrSyntax)
 	}
 	if err == nil {
 		err = s.stallAt(d, at)
@@ -48,7 +50,7 @@ func (s *Server) stallAt(d, at time.Duration) error {
 	s.timerMu.Lock()
 	defer s.timerMu.Unlock()
 	if len(s.timers) >= maxTimers {
-		return fmt.Errorf("%w: more than %d scheduled stalls", errSyntax, maxTimers)
+		return fmt.Errorf("%w: more than %d scheduled stalls", shape.ErrSyntax, maxTimers)
 	}
 	if s.timers == nil {
 		s.timers = make(map[*time.Timer]struct{})

@@ -9,16 +9,18 @@
 //     endpoints /__ctl, /__ledger and /__reset;
 //   - an optional HTTPS listener ([Server.TLSURL]) with the same handlers,
 //     HTTP/1.1 and h2, and a certificate signed by a CA generated at start;
-//   - the fault listener ([Server.FaultURL]): a raw TCP listener with its own
-//     minimal HTTP/1.1 request reader, which writes exact response bytes and
-//     can stall, drip, truncate, FIN or RST on purpose (reliability.md §4).
+//   - the fault listener ([Server.FaultURL]): package fault's raw TCP
+//     listener with its own minimal HTTP/1.1 request reader, which writes
+//     exact response bytes and can stall, drip, truncate, FIN or RST on
+//     purpose (reliability.md §4).
 //
 // Every listener counts what it sees in a [Ledger]: requests, connections,
 // requests per connection, and bytes in and out as they cross a wrapping
-// net.Conn; the fault listener also keeps one [Exchange] row per request
-// with how it ended. Tests compare gb's report with the ledger.
+// net.Conn; the fault listener also keeps one fault.Exchange row per
+// request with how it ended. Tests compare gb's report with the ledger.
 //
-// Randomness is deterministic: weighted lists such as
+// Query parameters are parsed by package shape, the same way on every
+// listener. Randomness is deterministic: weighted lists such as
 // status=200:95,503:5&seed=7 draw from one generator per seed value, so the
 // same seed and the same request order give the same sequence (since Start
 // or the last [Server.ResetLedger]).

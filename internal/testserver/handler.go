@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/testserver/fault"
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // maxRequestBody caps the request body bytes a handler reads and discards.
@@ -32,12 +35,12 @@ func httpRoutes() []httpRoute {
 		{"/1m.dat", "1048576 body bytes", fixedSize(1 << 20)},
 		{"/json", `{"message":"Hello, World!"} as application/json (TechEmpower)`, (*Server).serveJSON},
 		{"/leftpad", `?str=&len=&chr= left-pads str, slowly on purpose (profiling demo); {"str":"..."}`, (*Server).serveLeftpad},
-		{"/ok", "?status=&delay=&size=&seed=&hdr=Name:Value weighted lists, e.g. status=200:95,503:5", serveShape(shapeKeys{}, false)},
-		{"/delay", "?d=10ms:90,200ms:10&seed= waits a weighted random delay (bare numbers are ms)", serveShape(shapeKeys{delay: "d"}, false)},
-		{"/status", "?s=200:95,503:5&seed= answers a weighted random status", serveShape(shapeKeys{status: "s"}, false)},
+		{"/ok", "?status=&delay=&size=&seed=&hdr=Name:Value weighted lists, e.g. status=200:95,503:5", serveShape(shape.Keys{}, false)},
+		{"/delay", "?d=10ms:90,200ms:10&seed= waits a weighted random delay (bare numbers are ms)", serveShape(shape.Keys{Delay: "d"}, false)},
+		{"/status", "?s=200:95,503:5&seed= answers a weighted random status", serveShape(shape.Keys{Status: "s"}, false)},
 		{"/limited", "?d=20ms&max=8 at most max requests work at once, d each (throughput saturates at max/d)", serveLimited()},
 		{"/chunked", "?n=5&size=100&trailers=X-T:1 n chunks of size bytes, then trailers", (*Server).serveChunked},
-		{"/close", "like /ok, with Connection: close", serveShape(shapeKeys{}, true)},
+		{"/close", "like /ok, with Connection: close", serveShape(shape.Keys{}, true)},
 		{"POST /__ctl", "?stall=1s[&at=5s] stalls every response (stall=0 cancels); not counted", (*Server).serveCtl},
 		{"GET /__ledger", "the ledger as JSON; not counted", (*Server).serveLedger},
 		{"POST /__reset", "zeroes the ledger and restarts seeded sequences; not counted", (*Server).serveReset},
@@ -108,7 +111,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != http.NoBody {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxRequestBody))
 	}
-	if s.stall.wait(r.Context().Done(), s.done) {
+	if s.stall.Wait(r.Context().Done(), s.done) {
 		s.mux.ServeHTTP(w, r)
 	}
 	if c != nil {
@@ -152,8 +155,8 @@ func (s *Server) Endpoints() []Endpoint {
 			es = append(es, Endpoint{Path: strings.TrimSuffix(rt.pattern, "{$}"), Description: rt.desc})
 		}
 	}
-	for _, rt := range faultRoutes() {
-		es = append(es, Endpoint{Path: rt.path, Description: rt.desc, Fault: true})
+	for _, rt := range fault.Routes() {
+		es = append(es, Endpoint{Path: rt.Path, Description: rt.Description, Fault: true})
 	}
 	return es
 }

@@ -1,4 +1,4 @@
-package testserver
+package testserver_test
 
 import (
 	"bufio"
@@ -8,6 +8,10 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testserver/fault"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // counted wraps a client connection and counts its bytes.
@@ -30,11 +34,11 @@ func (c *counted) Write(p []byte) (int, error) {
 
 // exchangeN sends n GETs of path one by one on a new connection to the
 // main listener, then closes it, and returns its byte counts.
-func exchangeN(t *testing.T, s *Server, n int, path string) *counted {
-	c := &counted{Conn: dial(t, s.URL())}
+func exchangeN(t *testing.T, s *testserver.Server, n int, path string) *counted {
+	c := &counted{Conn: testsupport.Dial(t, s.URL())}
 	br := bufio.NewReader(c)
 	for range n {
-		io.WriteString(c, req(path))
+		io.WriteString(c, testsupport.GET(path))
 		readResponse(t, br)
 	}
 	c.Close()
@@ -42,33 +46,33 @@ func exchangeN(t *testing.T, s *Server, n int, path string) *counted {
 }
 
 func TestLedgerHTTPCounts(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	a, b := exchangeN(t, s, 3, "/bytes/100"), exchangeN(t, s, 2, "/json")
-	waitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
-	want := Traffic{Requests: 5, Conns: 2, BytesIn: a.out + b.out, BytesOut: a.in + b.in}
+	testsupport.WaitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
+	want := testserver.Traffic{Requests: 5, Conns: 2, BytesIn: a.out + b.out, BytesOut: a.in + b.in}
 	checkTraffic(t, s.Ledger().HTTP, want, map[int64]int64{3: 1, 2: 1})
 
 	// Control requests are not counted, on a fresh connection or on a used one.
 	c := client()
 	get(t, c, s.URL()+"/__ledger")
-	d := &counted{Conn: dial(t, s.URL())}
+	d := &counted{Conn: testsupport.Dial(t, s.URL())}
 	br := bufio.NewReader(d)
-	io.WriteString(d, req("/hello"))
+	io.WriteString(d, testsupport.GET("/hello"))
 	readResponse(t, br)
-	io.WriteString(d, req("/__ledger"))
+	io.WriteString(d, testsupport.GET("/__ledger"))
 	resp, _ := readResponse(t, br)
 	if !resp.Close {
 		t.Error("a control reply did not close its connection")
 	}
 	io.Copy(io.Discard, br)
-	waitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
-	hello := exchangeN(t, start(t, Options{}), 1, "/hello") // the same exchange, measured elsewhere
-	want = Traffic{Requests: 6, Conns: 3, BytesIn: want.BytesIn + hello.out, BytesOut: want.BytesOut + hello.in}
+	testsupport.WaitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
+	hello := exchangeN(t, testsupport.Server(t, testserver.Options{}), 1, "/hello") // the same exchange, measured elsewhere
+	want = testserver.Traffic{Requests: 6, Conns: 3, BytesIn: want.BytesIn + hello.out, BytesOut: want.BytesOut + hello.in}
 	checkTraffic(t, s.Ledger().HTTP, want, map[int64]int64{3: 1, 2: 1, 1: 1})
 }
 
 // checkTraffic compares a listener's counts.
-func checkTraffic(t *testing.T, got, want Traffic, perConn map[int64]int64) {
+func checkTraffic(t *testing.T, got, want testserver.Traffic, perConn map[int64]int64) {
 	t.Helper()
 	if got.Requests != want.Requests || got.Conns != want.Conns || got.BytesIn != want.BytesIn || got.BytesOut != want.BytesOut {
 		t.Errorf("traffic %+v, want %+v", got, want)
@@ -84,7 +88,7 @@ func checkTraffic(t *testing.T, got, want Traffic, perConn map[int64]int64) {
 }
 
 func TestLedgerConcurrent(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	var wg sync.WaitGroup
 	for range 8 {
@@ -113,17 +117,17 @@ func TestLedgerConcurrent(t *testing.T) {
 }
 
 func TestLedgerFault(t *testing.T) {
-	s := start(t, Options{})
-	c := &counted{Conn: dial(t, s.FaultURL())}
-	expect(t, c, req("/ok?size=3", "X-Gb-Seq: 1"), "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")
-	expect(t, c, req("/reset?after=5", "X-Gb-Seq: 2"), "HTTP/")
-	readAll(t, c)
-	d := &counted{Conn: dial(t, s.FaultURL())}
-	expect(t, d, req("/ok"), ok)
+	s := testsupport.Server(t, testserver.Options{})
+	c := &counted{Conn: testsupport.Dial(t, s.FaultURL())}
+	testsupport.Expect(t, c, testsupport.GET("/ok?size=3", "X-Gb-Seq: 1"), "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")
+	testsupport.Expect(t, c, testsupport.GET("/reset?after=5", "X-Gb-Seq: 2"), "HTTP/")
+	testsupport.ReadAll(t, c)
+	d := &counted{Conn: testsupport.Dial(t, s.FaultURL())}
+	testsupport.Expect(t, d, testsupport.GET("/ok"), "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 	d.Close()
-	waitFor(t, "the connections to close", func() bool { return s.Ledger().Fault.Open == 0 })
+	testsupport.WaitFor(t, "the connections to close", func() bool { return s.Ledger().Fault.Open == 0 })
 	l := s.Ledger()
-	checkTraffic(t, l.Fault, Traffic{Requests: 3, Conns: 2, BytesIn: c.out + d.out, BytesOut: c.in + d.in}, map[int64]int64{2: 1, 1: 1})
+	checkTraffic(t, l.Fault, testserver.Traffic{Requests: 3, Conns: 2, BytesIn: c.out + d.out, BytesOut: c.in + d.in}, map[int64]int64{2: 1, 1: 1})
 	if len(l.Exchanges) != 3 {
 		t.Fatalf("rows %+v", l.Exchanges)
 	}
@@ -134,7 +138,7 @@ func TestLedgerFault(t *testing.T) {
 	if x0.Tag != "1" || x1.Tag != "2" || x1.Endpoint != "/reset" || x1.Target != "/reset?after=5" || x1.BytesOut != 5 {
 		t.Errorf("rows %+v", l.Exchanges)
 	}
-	if e := l.Ends(); e[EndComplete] != 2 || e[EndRST] != 1 {
+	if e := l.Ends(); e[fault.EndComplete] != 2 || e[fault.EndRST] != 1 {
 		t.Errorf("ends %v", e)
 	}
 	if x1.Arrival < x0.Arrival {
@@ -143,17 +147,17 @@ func TestLedgerFault(t *testing.T) {
 }
 
 func TestResetLedger(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	get(t, c, s.URL()+"/hello")
-	roundTrip(t, s.FaultURL(), req("/ok", "Connection: close"))
-	lastEnd(t, s)
+	testsupport.RoundTrip(t, s.FaultURL(), testsupport.GET("/ok", "Connection: close"))
+	testsupport.LastExchange(t, s)
 	resp, err := c.Post(s.URL()+"/__reset", "", nil)
 	if err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("reset: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	waitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
+	testsupport.WaitFor(t, "the connections to close", func() bool { return s.Ledger().HTTP.Open == 0 })
 	l := s.Ledger()
 	if l.HTTP.Requests != 0 || l.HTTP.BytesIn != 0 || l.Fault.Requests != 0 || len(l.Exchanges) != 0 || l.Fault.Conns != 0 {
 		t.Errorf("after reset: %+v", l)
@@ -165,17 +169,17 @@ func TestResetLedger(t *testing.T) {
 }
 
 func TestLedgerJSON(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	get(t, c, s.URL()+"/hello")
-	roundTrip(t, s.FaultURL(), req("/ok", "Connection: close"))
-	lastEnd(t, s)
+	testsupport.RoundTrip(t, s.FaultURL(), testsupport.GET("/ok", "Connection: close"))
+	testsupport.LastExchange(t, s)
 	_, body := get(t, c, s.URL()+"/__ledger")
-	var l Ledger
+	var l testserver.Ledger
 	if err := json.Unmarshal([]byte(body), &l); err != nil {
 		t.Fatal(err)
 	}
-	if l.HTTP.Requests != 1 || l.HTTP.RequestsPerConn[1] != 1 || len(l.Exchanges) != 1 || l.Exchanges[0].End != EndComplete {
+	if l.HTTP.Requests != 1 || l.HTTP.RequestsPerConn[1] != 1 || len(l.Exchanges) != 1 || l.Exchanges[0].End != fault.EndComplete {
 		t.Errorf("decoded %+v", l)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // maxLeftpad caps /leftpad?len=. The padding loop is quadratic in len on
@@ -40,7 +42,7 @@ func (s *Server) serveLeftpad(w http.ResponseWriter, r *http.Request) {
 	length := 0
 	if v := q.Get("len"); v != "" {
 		var err error
-		if length, err = parseInt(v, 0, maxLeftpad); err != nil {
+		if length, err = shape.ParseInt(v, 0, maxLeftpad); err != nil {
 			badRequest(w, err)
 			return
 		}
@@ -49,7 +51,7 @@ func (s *Server) serveLeftpad(w http.ResponseWriter, r *http.Request) {
 	if v, ok := q["chr"]; ok {
 		c, size := utf8.DecodeRuneInString(v[0])
 		if size == 0 || size != len(v[0]) || c == utf8.RuneError {
-			badRequest(w, fmt.Errorf("%w: chr %q (want one character)", errSyntax, v[0]))
+			badRequest(w, fmt.Errorf("%w: chr %q (want one character)", shape.ErrSyntax, v[0]))
 			return
 		}
 		ch = c

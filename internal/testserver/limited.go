@@ -3,6 +3,8 @@ package testserver
 import (
 	"net/http"
 	"sync"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // maxLimit caps max= of /limited.
@@ -41,10 +43,10 @@ func serveLimited() func(*Server, http.ResponseWriter, *http.Request) {
 	var lim limiter
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		sh, err := s.drawShape(q, shape{code: http.StatusOK}, shapeKeys{delay: "d"})
+		sh, err := s.dice.Draw(q, shape.Shape{Code: http.StatusOK}, shape.Keys{Delay: "d"})
 		n := 1
 		if err == nil && q.Has("max") {
-			n, err = parseInt(q.Get("max"), 1, maxLimit)
+			n, err = shape.ParseInt(q.Get("max"), 1, maxLimit)
 		}
 		if err != nil {
 			badRequest(w, err)
@@ -58,10 +60,10 @@ func serveLimited() func(*Server, http.ResponseWriter, *http.Request) {
 		case <-s.done:
 			return
 		}
-		ok := sleep(sh.delay, r.Context().Done(), s.done)
+		ok := shape.Sleep(sh.Delay, r.Context().Done(), s.done)
 		<-sem
 		if ok {
-			writeBody(w, sh.code, sh.size, "text/plain; charset=utf-8")
+			writeBody(w, sh.Code, sh.Size, "text/plain; charset=utf-8")
 		}
 	}
 }

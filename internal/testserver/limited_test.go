@@ -1,16 +1,19 @@
-package testserver
+package testserver_test
 
 import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestLimitedQueues checks that /limited lets at most max requests work at
 // once: six concurrent requests of 30 ms through two slots cannot all end
 // in less than three delays (a lower bound, not a speed threshold).
 func TestLimitedQueues(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	const d, n, max = 30 * time.Millisecond, 6, 2
 	begin := time.Now()

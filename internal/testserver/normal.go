@@ -5,12 +5,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // Limits of the main listener's generated bodies.
 const (
 	maxBytesPath = 1 << 30 // /bytes/N
-	maxChunks    = 1 << 20 // /chunked?n=
 )
 
 // badRequest answers 400 with the error text.
@@ -25,8 +26,8 @@ func writeBody(w http.ResponseWriter, code int, n int64, contentType string) {
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(code)
 	for off := int64(0); off < n; {
-		k := int(min(n-off, maxChunk))
-		if _, err := w.Write(patternAt(off, k)); err != nil {
+		k := int(min(n-off, shape.MaxChunk))
+		if _, err := w.Write(shape.PatternAt(off, k)); err != nil {
 			return
 		}
 		off += int64(k)
@@ -35,7 +36,7 @@ func writeBody(w http.ResponseWriter, code int, n int64, contentType string) {
 
 // serveBytes answers /bytes/{n}.
 func (s *Server) serveBytes(w http.ResponseWriter, r *http.Request) {
-	n, err := parseSize(r.PathValue("n"), maxBytesPath)
+	n, err := shape.ParseSize(r.PathValue("n"), maxBytesPath)
 	if err != nil {
 		badRequest(w, err)
 		return
@@ -76,10 +77,10 @@ func (s *Server) serveJSON(w http.ResponseWriter, _ *http.Request) {
 // serveShape answers /ok, /delay, /status and /close: a status, a delay
 // and a body size drawn from the query's weighted lists, plus any hdr=
 // headers. closeConn adds Connection: close.
-func serveShape(keys shapeKeys, closeConn bool) func(*Server, http.ResponseWriter, *http.Request) {
+func serveShape(keys shape.Keys, closeConn bool) func(*Server, http.ResponseWriter, *http.Request) {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		sh, err := s.drawShape(q, shape{code: http.StatusOK}, keys)
+		sh, err := s.dice.Draw(q, shape.Shape{Code: http.StatusOK}, keys)
 		if err == nil {
 			err = addHeaders(w.Header(), q["hdr"])
 		}
@@ -87,27 +88,27 @@ func serveShape(keys shapeKeys, closeConn bool) func(*Server, http.ResponseWrite
 			badRequest(w, err)
 			return
 		}
-		if !sleep(sh.delay, r.Context().Done(), s.done) {
+		if !shape.Sleep(sh.Delay, r.Context().Done(), s.done) {
 			return
 		}
 		if closeConn {
 			w.Header().Set("Connection", "close")
 		}
-		if sh.code == http.StatusNoContent || sh.code == http.StatusNotModified {
-			w.WriteHeader(sh.code)
+		if sh.Code == http.StatusNoContent || sh.Code == http.StatusNotModified {
+			w.WriteHeader(sh.Code)
 			return
 		}
-		writeBody(w, sh.code, sh.size, "text/plain; charset=utf-8")
+		writeBody(w, sh.Code, sh.Size, "text/plain; charset=utf-8")
 	}
 }
 
 // addHeaders adds each "Name:Value" of list to h.
 func addHeaders(h http.Header, list []string) error {
-	if len(list) > maxListItems {
-		return errSyntax
+	if len(list) > shape.MaxListItems {
+		return shape.ErrSyntax
 	}
 	for _, kv := range list {
-		name, value, err := parseHeader(kv)
+		name, value, err := shape.ParseHeader(kv)
 		if err != nil {
 			return err
 		}
@@ -123,24 +124,24 @@ type chunkedQuery struct {
 }
 
 // parseChunked parses n= (default 5), size= (default 100, at most
-// maxChunk) and trailers= (comma-separated or repeated Name:Value).
+// shape.MaxChunk) and trailers= (comma-separated or repeated Name:Value).
 func parseChunked(r *http.Request) (chunkedQuery, error) {
 	q := r.URL.Query()
 	cq := chunkedQuery{n: 5, size: 100}
 	var err error
 	if v := q.Get("n"); v != "" {
-		if cq.n, err = parseInt(v, 0, maxChunks); err != nil {
+		if cq.n, err = shape.ParseInt(v, 0, shape.MaxChunks); err != nil {
 			return cq, err
 		}
 	}
 	if v := q.Get("size"); v != "" {
-		if cq.size, err = parseInt(v, 1, maxChunk); err != nil {
+		if cq.size, err = shape.ParseInt(v, 1, shape.MaxChunk); err != nil {
 			return cq, err
 		}
 	}
 	for _, list := range q["trailers"] {
 		for _, kv := range strings.Split(list, ",") {
-			name, value, err := parseHeader(kv)
+			name, value, err := shape.ParseHeader(kv)
 			if err != nil {
 				return cq, err
 			}
@@ -166,7 +167,7 @@ func (s *Server) serveChunked(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	var off int64
 	for range cq.n {
-		if _, err := w.Write(patternAt(off, cq.size)); err != nil {
+		if _, err := w.Write(shape.PatternAt(off, cq.size)); err != nil {
 			return
 		}
 		if rc.Flush() != nil {

@@ -1,4 +1,4 @@
-package testserver
+package testserver_test
 
 import (
 	"bufio"
@@ -7,17 +7,20 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 func TestBytes(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	for path, n := range map[string]int{
 		"/bytes/0": 0, "/bytes/10": 10, "/bytes/1k": 1024, "/bytes/100000": 100000,
 		"/1k.dat": 1024, "/10k.dat": 10240, "/100k.dat": 102400, "/1m.dat": 1 << 20,
 	} {
 		resp, body := get(t, c, s.URL()+path)
-		if resp.StatusCode != 200 || resp.ContentLength != int64(n) || body != bodyString(n) {
+		if resp.StatusCode != 200 || resp.ContentLength != int64(n) || body != testsupport.PatternBody(n) {
 			t.Errorf("%s: %d, CL %d, %d bytes", path, resp.StatusCode, resp.ContentLength, len(body))
 		}
 	}
@@ -29,7 +32,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestHelloAndJSON(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	resp, body := get(t, c, s.URL()+"/hello")
 	if body != "Hello, World!" || resp.ContentLength != 13 {
@@ -42,7 +45,7 @@ func TestHelloAndJSON(t *testing.T) {
 }
 
 func TestOK(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	resp, body := get(t, c, s.URL()+"/ok?status=201&size=5&hdr=X-A:1&delay=1ms")
 	if resp.StatusCode != 201 || body != "abcde" || resp.Header.Get("X-A") != "1" {
@@ -69,7 +72,7 @@ func TestOK(t *testing.T) {
 }
 
 func TestOKPostBodyKeepsAlive(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	for range 3 {
 		resp, err := c.Post(s.URL()+"/ok", "text/plain", strings.NewReader(strings.Repeat("x", 1<<20)))
@@ -85,9 +88,9 @@ func TestOKPostBodyKeepsAlive(t *testing.T) {
 }
 
 func TestWeightedStatusProportions(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
-	seq := func(s *Server, n int) []int {
+	seq := func(s *testserver.Server, n int) []int {
 		codes := make([]int, n)
 		for i := range codes {
 			resp, _ := get(t, c, s.URL()+"/status?s=200:90,503:10&seed=7")
@@ -106,7 +109,7 @@ func TestWeightedStatusProportions(t *testing.T) {
 		t.Errorf("%d of 1000 were 503, want about 100", n503)
 	}
 	s.ResetLedger() // restarts the sequence
-	other := start(t, Options{})
+	other := testsupport.Server(t, testserver.Options{})
 	a, b := seq(s, 100), seq(other, 100)
 	for i := range a {
 		if a[i] != b[i] || a[i] != codes[i] {
@@ -116,14 +119,14 @@ func TestWeightedStatusProportions(t *testing.T) {
 }
 
 func TestChunkedTrailers(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	resp, body := get(t, client(), s.URL()+"/chunked?n=5&size=100&trailers=X-T:1")
-	if len(resp.TransferEncoding) != 1 || resp.TransferEncoding[0] != "chunked" || body != bodyString(500) || resp.Trailer.Get("X-T") != "1" {
+	if len(resp.TransferEncoding) != 1 || resp.TransferEncoding[0] != "chunked" || body != testsupport.PatternBody(500) || resp.Trailer.Get("X-T") != "1" {
 		t.Errorf("TE %v, %d bytes, trailer %v", resp.TransferEncoding, len(body), resp.Trailer)
 	}
-	c := dial(t, s.URL())
-	io.WriteString(c, req("/chunked?n=3&size=100", "Connection: close"))
-	raw, _ := readAll(t, c)
+	c := testsupport.Dial(t, s.URL())
+	io.WriteString(c, testsupport.GET("/chunked?n=3&size=100", "Connection: close"))
+	raw, _ := testsupport.ReadAll(t, c)
 	if n := strings.Count(raw, "\r\n64\r\n"); n != 3 || !strings.HasSuffix(raw, "\r\n0\r\n\r\n") {
 		t.Errorf("%d wire chunks of 100 bytes in %q", n, raw)
 	}
@@ -141,14 +144,16 @@ func TestLeftpad(t *testing.T) {
 	}{
 		{"foo", 5, '0', "00foo"}, {"foo", 2, '0', "foo"}, {"", 3, ' ', "   "}, {"é", 3, '→', "→→é"},
 	} {
-		if got := leftpad(tc.s, tc.n, tc.ch); got != tc.want {
+		if got := testserver.Leftpad(tc.s, tc.n, tc.ch); got != tc.want {
 			t.Errorf("leftpad(%q, %d, %q) = %q", tc.s, tc.n, tc.ch, got)
 		}
 	}
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	resp, body := get(t, c, s.URL()+"/leftpad?str=foo&len=5&chr=0")
-	var r leftpadReply
+	var r struct {
+		Str string `json:"str"` // the reply is {"str":"..."}
+	}
 	if err := json.Unmarshal([]byte(body), &r); err != nil || r.Str != "00foo" || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("/leftpad: %q %v", body, err)
 	}
@@ -160,7 +165,7 @@ func TestLeftpad(t *testing.T) {
 }
 
 func TestPprofAndExpvar(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	if resp, body := get(t, c, s.URL()+"/debug/pprof/"); resp.StatusCode != 200 || !strings.Contains(body, "goroutine") {
 		t.Errorf("pprof index: %d", resp.StatusCode)
@@ -174,7 +179,7 @@ func TestPprofAndExpvar(t *testing.T) {
 	if l := s.Ledger().HTTP; l.Requests != 0 || l.Conns != 0 || l.BytesIn != 0 {
 		t.Errorf("debug requests counted: %+v", l)
 	}
-	off := start(t, Options{NoPprof: true})
+	off := testsupport.Server(t, testserver.Options{NoPprof: true})
 	for _, path := range []string{"/debug/pprof/", "/debug/vars"} {
 		if resp, _ := get(t, c, off.URL()+path); resp.StatusCode != 404 {
 			t.Errorf("NoPprof %s: %d", path, resp.StatusCode)
@@ -183,7 +188,7 @@ func TestPprofAndExpvar(t *testing.T) {
 }
 
 func TestIndexAndEndpoints(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	_, body := get(t, client(), s.URL()+"/")
 	for _, e := range s.Endpoints() {
 		if !strings.Contains(body, e.Path) || e.Description == "" {
@@ -196,10 +201,10 @@ func TestIndexAndEndpoints(t *testing.T) {
 }
 
 func TestH2C(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
-	c := &http.Client{Timeout: guard, Transport: &http.Transport{Protocols: p}}
+	c := &http.Client{Timeout: testsupport.Guard, Transport: &http.Transport{Protocols: p}}
 	resp, body := get(t, c, s.URL()+"/bytes/3")
 	if resp.ProtoMajor != 2 || body != "abc" {
 		t.Errorf("h2c: %s %q", resp.Proto, body)
@@ -210,9 +215,9 @@ func TestH2C(t *testing.T) {
 }
 
 func TestRawMainListener(t *testing.T) {
-	s := start(t, Options{})
-	c := dial(t, s.URL())
-	io.WriteString(c, req("/bytes/4")+req("/hello", "Connection: close"))
+	s := testsupport.Server(t, testserver.Options{})
+	c := testsupport.Dial(t, s.URL())
+	io.WriteString(c, testsupport.GET("/bytes/4")+testsupport.GET("/hello", "Connection: close"))
 	br := bufio.NewReader(c)
 	if _, body := readResponse(t, br); body != "abcd" {
 		t.Errorf("first: %q", body)

@@ -13,6 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver/fault"
+	"github.com/gb-bench/gb/internal/testserver/shape"
 )
 
 // closeWait bounds how long Close waits for handlers to return after it has
@@ -40,11 +43,11 @@ type Server struct {
 	httpSrv, tlsSrv        *http.Server
 	mux                    *http.ServeMux
 	httpT, tlsT, faultT    *tally
-	book                   book
+	fault                  *fault.Server
 	ca                     *authority // nil without TLS
 	stall                  stall
-	dice                   dice
-	wg                     sync.WaitGroup // Serve loops, the fault accept loop and fault connections
+	dice                   shape.Dice
+	wg                     sync.WaitGroup // the net/http Serve loops
 	httpConns              sync.WaitGroup // net/http connections from StateNew to StateClosed
 	timerMu                sync.Mutex
 	timers                 map[*time.Timer]struct{} // scheduled stalls (/__ctl?at=); guarded by timerMu
@@ -133,12 +136,12 @@ func (s *Server) newHTTPServer() *http.Server {
 
 // serve starts the serving goroutines.
 func (s *Server) serve() {
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.httpSrv.Serve(s.httpLn)
 	}()
-	go s.acceptFault()
+	s.fault = fault.Serve(s.faultLn, fault.Options{Origin: s.start, Dice: &s.dice, Gate: &s.stall})
 	if s.tlsSrv != nil {
 		s.wg.Add(1)
 		go func() {
@@ -239,7 +242,7 @@ func (s *Server) Stall(d time.Duration) { s.stall.set(d) }
 // Ledger returns a snapshot copy of what the server saw so far.
 func (s *Server) Ledger() Ledger {
 	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Fault: s.faultT.snapshot()}
-	l.Exchanges, l.DroppedExchanges = s.book.snapshot()
+	l.Exchanges, l.DroppedExchanges = s.fault.Exchanges()
 	return l
 }
 
@@ -250,8 +253,8 @@ func (s *Server) ResetLedger() {
 	s.httpT.reset()
 	s.tlsT.reset()
 	s.faultT.reset()
-	s.book.reset()
-	s.dice.reset()
+	s.fault.ResetExchanges()
+	s.dice.Reset()
 }
 
 // Close closes the listeners and every open connection, ends stalls,
@@ -275,9 +278,7 @@ func (s *Server) shutdown() error {
 			errs = append(errs, srv.Close())
 		}
 	}
-	if s.faultLn != nil {
-		errs = append(errs, s.faultLn.Close())
-	}
+	errs = append(errs, s.fault.Close())
 	for _, t := range []*tally{s.httpT, s.tlsT, s.faultT} {
 		if t != nil {
 			t.closeAll() // also any connection net/http accepted but did not track yet

@@ -32,10 +32,10 @@ func (st *stall) set(d time.Duration) {
 	close(st.cur.Swap(next).changed)
 }
 
-// wait blocks until the stall deadline passes, following changes of the
+// Wait blocks until the stall deadline passes, following changes of the
 // setting. It returns false if gone or done is closed first (nil channels
 // never are).
-func (st *stall) wait(gone, done <-chan struct{}) bool {
+func (st *stall) Wait(gone, done <-chan struct{}) bool {
 	for {
 		cur := st.cur.Load()
 		if cur.until.IsZero() {
@@ -58,22 +58,5 @@ func (st *stall) wait(gone, done <-chan struct{}) bool {
 			t.Stop()
 			return false
 		}
-	}
-}
-
-// sleep waits for d, or until gone or done is closed (then false).
-func sleep(d time.Duration, gone, done <-chan struct{}) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-gone:
-		return false
-	case <-done:
-		return false
 	}
 }

@@ -1,4 +1,4 @@
-package testserver
+package testserver_test
 
 import (
 	"crypto/tls"
@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testserver/fault"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // pending starts a GET of url and returns the channel of its status code.
@@ -35,12 +39,12 @@ func stillPending(t *testing.T, ch <-chan int, what string) {
 }
 
 func TestStall(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	s.Stall(time.Hour)
 	main := pending(c, s.URL()+"/hello")
 	fault := pending(c, s.FaultURL()+"/ok")
-	waitFor(t, "both requests to arrive", func() bool {
+	testsupport.WaitFor(t, "both requests to arrive", func() bool {
 		l := s.Ledger()
 		return l.HTTP.Requests == 1 && l.Fault.Requests == 1
 	})
@@ -58,7 +62,7 @@ func TestStall(t *testing.T) {
 }
 
 func TestCtlStall(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	c := client()
 	post := func(q string) int {
 		resp, err := c.Post(s.URL()+"/__ctl?"+q, "", nil)
@@ -72,7 +76,7 @@ func TestCtlStall(t *testing.T) {
 		t.Fatalf("stall=1h: %d", code)
 	}
 	ch := pending(c, s.URL()+"/hello")
-	waitFor(t, "the request to arrive", func() bool { return s.Ledger().HTTP.Requests == 1 })
+	testsupport.WaitFor(t, "the request to arrive", func() bool { return s.Ledger().HTTP.Requests == 1 })
 	stillPending(t, ch, "/hello")
 	if code := post("stall=0"); code != 200 || <-ch != 200 {
 		t.Error("stall=0 did not release the request")
@@ -88,7 +92,7 @@ func TestCtlStall(t *testing.T) {
 	if code := post("stall=1h&at=1ms"); code != 200 {
 		t.Fatalf("at=: %d", code)
 	}
-	waitFor(t, "the scheduled stall", func() bool { return !s.stall.cur.Load().until.IsZero() })
+	testsupport.WaitFor(t, "the scheduled stall", func() bool { return testserver.StallPending(s) })
 	if l := s.Ledger().HTTP; l.Requests != 1 {
 		t.Errorf("control requests counted: %+v", l)
 	}
@@ -97,25 +101,25 @@ func TestCtlStall(t *testing.T) {
 // TestCloseEndsStalls closes a server while requests of every kind wait,
 // and checks that Close returns and every waiting exchange is marked.
 func TestCloseEndsStalls(t *testing.T) {
-	s, err := Start(Options{TLS: true})
+	s, err := testserver.Start(testserver.Options{TLS: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := client()
 	waits := []<-chan int{pending(c, s.URL()+"/delay?d=1h")}
-	io.WriteString(dial(t, s.URL()), req("/bytes/1g")) // a client that never reads
+	io.WriteString(testsupport.Dial(t, s.URL()), testsupport.GET("/bytes/1g")) // a client that never reads
 	for _, target := range []string{"/stall?ms=inf", "/stall", "/drip?interval=1h", "/delay?ms=1h", "/stall-body", "/length-mismatch?declared=99", "/slow-headers?interval=1h&bytes=500"} {
-		conn := dial(t, s.FaultURL())
-		io.WriteString(conn, req(target))
+		conn := testsupport.Dial(t, s.FaultURL())
+		io.WriteString(conn, testsupport.GET(target))
 	}
-	waitFor(t, "every request to arrive", func() bool {
+	testsupport.WaitFor(t, "every request to arrive", func() bool {
 		l := s.Ledger()
-		return l.HTTP.Requests == 2 && l.Ends()[EndOpen] == 7
+		return l.HTTP.Requests == 2 && l.Ends()[fault.EndOpen] == 7
 	})
 	s.Stall(time.Hour)
-	tc := &http.Client{Timeout: guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
+	tc := &http.Client{Timeout: testsupport.Guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
 	waits = append(waits, pending(c, s.URL()+"/hello"), pending(tc, s.TLSURL()+"/hello"))
-	waitFor(t, "the stalled requests", func() bool {
+	testsupport.WaitFor(t, "the stalled requests", func() bool {
 		l := s.Ledger()
 		return l.HTTP.Requests == 3 && l.TLS.Requests == 1
 	})
@@ -127,19 +131,19 @@ func TestCloseEndsStalls(t *testing.T) {
 		if err != nil {
 			t.Errorf("Close: %v", err)
 		}
-	case <-time.After(guard):
+	case <-time.After(testsupport.Guard):
 		t.Fatal("Close did not return")
 	}
 	for _, ch := range waits {
 		<-ch
 	}
-	if e := s.Ledger().Ends(); e[EndStalled] != 7 {
+	if e := s.Ledger().Ends(); e[fault.EndStalled] != 7 {
 		t.Errorf("ends after Close: %v", e)
 	}
 }
 
 func TestCloseTwice(t *testing.T) {
-	s, err := Start(Options{})
+	s, err := testserver.Start(testserver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +153,7 @@ func TestCloseTwice(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Start(Options{Addr: "256.0.0.1:0"}); err == nil {
+	if _, err := testserver.Start(testserver.Options{Addr: "256.0.0.1:0"}); err == nil {
 		t.Error("Start on a bad address succeeded")
 	}
 }

@@ -1,4 +1,4 @@
-package testserver
+package testserver_test
 
 import (
 	"crypto/tls"
@@ -7,20 +7,23 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 func TestTLS(t *testing.T) {
-	s := start(t, Options{TLS: true})
+	s := testsupport.Server(t, testserver.Options{TLS: true})
 	if !strings.HasPrefix(s.TLSURL(), "https://127.0.0.1:") {
 		t.Fatalf("TLSURL %q", s.TLSURL())
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}, ForceAttemptHTTP2: true}
-	c := &http.Client{Timeout: guard, Transport: tr}
+	c := &http.Client{Timeout: testsupport.Guard, Transport: tr}
 	resp, body := get(t, c, s.TLSURL()+"/hello")
 	if body != "Hello, World!" || resp.ProtoMajor != 2 {
 		t.Errorf("%s %q", resp.Proto, body)
 	}
-	h1 := &http.Client{Timeout: guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
+	h1 := &http.Client{Timeout: testsupport.Guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
 	if resp, _ := get(t, h1, s.TLSURL()+"/bytes/10"); resp.ProtoMajor != 1 {
 		t.Errorf("HTTP/1.1 over TLS: %s", resp.Proto)
 	}
@@ -40,7 +43,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestNoTLS(t *testing.T) {
-	s := start(t, Options{})
+	s := testsupport.Server(t, testserver.Options{})
 	if s.TLSURL() != "" || s.CACertPEM() != nil || s.CertPool() == nil {
 		t.Errorf("TLSURL %q, CA %v", s.TLSURL(), s.CACertPEM())
 	}
@@ -50,7 +53,7 @@ func TestNoTLS(t *testing.T) {
 }
 
 func TestIPv6(t *testing.T) {
-	s, err := Start(Options{Addr: "[::1]:0", TLS: true})
+	s, err := testserver.Start(testserver.Options{Addr: "[::1]:0", TLS: true})
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
 	}
@@ -58,7 +61,7 @@ func TestIPv6(t *testing.T) {
 	if !strings.HasPrefix(s.URL(), "http://[::1]:") {
 		t.Fatalf("URL %q", s.URL())
 	}
-	c := &http.Client{Timeout: guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
+	c := &http.Client{Timeout: testsupport.Guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool()}}}
 	for _, u := range []string{s.URL(), s.TLSURL(), s.FaultURL()} {
 		if resp, _ := get(t, c, u+"/ok"); resp.StatusCode != 200 {
 			t.Errorf("%s: %d", u, resp.StatusCode)

@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gb-bench/gb/internal/nginxtest"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 type options struct {
@@ -210,7 +210,7 @@ func bench(ctx context.Context, o options) error {
 	// Servers.
 	var tgs []*target
 	if o.targets["nginx-10k"] || o.targets["nginx-6b"] {
-		bin := nginxtest.Binary()
+		bin := testsupport.NginxBinary()
 		if bin == "" {
 			note("nginx is not installed (Debian: apt-get install -y nginx): its targets are skipped")
 		} else {
@@ -286,7 +286,7 @@ loop:
 		}
 	}
 
-	env := describe(bins, nginxtest.Binary(), o)
+	env := describe(bins, testsupport.NginxBinary(), o)
 	rep := render(env, o, modes, tgs, runs, notes, time.Since(started))
 	fmt.Print(rep)
 	if o.out != "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestBothEnginesCountEveryResponse runs the floor client over epoll and
@@ -16,7 +17,7 @@ import (
 // checks the report and the server's ledger: every request answered, none
 // lost or extra (1000 is not a multiple of 16: the last batches are short).
 func TestBothEnginesCountEveryResponse(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct{ engine, depth string }{{"epoll", "1"}, {"uring", "1"}, {"epoll", "16"}, {"uring", "16"}} {
 		engine := tc.engine
 		t.Run(engine+"/pipeline="+tc.depth, func(t *testing.T) {

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package testserver
-
-import "net"
-
-// unsent returns 0: the send queue cannot be inspected on this system, so
-// an RST may overtake bytes still queued.
-func unsent(*net.TCPConn) int { return 0 }
