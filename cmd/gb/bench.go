@@ -136,6 +136,7 @@ func (o *options) checkFiles() error {
 // execute runs the plan and prints and writes its results.
 func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	runtime.GOMAXPROCS(p.Procs())
+	o.stdout = stdout // where "-" output files go
 	if o.jsonFile == "-" {
 		stdout = stderr // stdout carries the JSON result alone
 	}

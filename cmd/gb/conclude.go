@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gb-bench/gb"
-	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
@@ -168,7 +167,7 @@ func writeFiles(runs []*gb.Result, res *gb.Result, o *options) error {
 		if f.path == "" {
 			continue
 		}
-		if err := outfile.Write(f.path, 0o600, f.write); err != nil {
+		if err := writeOut(f.path, o.stdout, f.write); err != nil {
 			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 
 	"time"
 
@@ -35,6 +36,7 @@ type options struct {
 	thresholds                      []string      // --threshold, in order
 	repeat                          int           // --repeat; 0 = one run
 	pause                           time.Duration // --pause between repeated runs
+	stdout                          io.Writer     // the command's stdout, where "-" files go
 }
 
 func defaultOptions() options {

@@ -197,7 +197,7 @@ func TestRampRateSteps(t *testing.T) {
 // goes to the process's standard output, not to run's stdout writer.
 func TestRampJSONToStdout(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	r := gbProcess(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
+	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "3", "--pause", "0", "--json", "-", srv.URL()+"/hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -27,6 +27,7 @@ type rampRun struct {
 	cut    *stats.Result
 	stdout io.Writer
 	stderr io.Writer
+	out    io.Writer // the command's stdout, for "-" files
 }
 
 // run runs the ramp and returns the exit code: 0 when every step ran, 1
@@ -36,6 +37,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	if r.o.cfg.CPUs > 0 {
 		runtime.GOMAXPROCS(r.p.Procs())
 	}
+	r.out = r.stdout // where "-" files go
 	if r.ro.writesStdout() {
 		r.stdout = r.stderr // stdout carries the file alone
 	}
@@ -155,7 +157,7 @@ func (r *rampRun) writeFiles(final bool) error {
 			all.ReplyRates = append(append([][]float64{}, rp.ReplyRates...), nil)
 			rp = &all
 		}
-		if err := outfile.Write(f.path, 0o600, func(w io.Writer) error { return f.write(w, rp) }); err != nil {
+		if err := writeOut(f.path, r.out, func(w io.Writer) error { return f.write(w, rp) }); err != nil {
 			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
 		}
 	}

@@ -91,7 +91,7 @@ func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
 		{"--hlog", ro.hlog, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"-e", ro.csv, func(w io.Writer) error { return report.CSV(w, res) }},
 		{"--json", ro.json, func(w io.Writer) error { return report.JSON(w, res) }},
-	})
+	}, stdout)
 }
 
 // reportRamp renders a ramp: its step lines and summary, or its page.
@@ -118,7 +118,7 @@ func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
 	return writeAll([]reportFile{
 		{"--html", ro.html, func(w io.Writer) error { return report.HTMLRampReport(w, &rp) }},
 		{"--json", ro.json, func(w io.Writer) error { return report.RampJSON(w, &rp) }},
-	})
+	}, stdout)
 }
 
 // reportFile is one output file: its flag, its path ("" = not asked for)
@@ -128,15 +128,24 @@ type reportFile struct {
 	write      func(io.Writer) error
 }
 
-// writeAll checks, then writes, the files asked for.
-func writeAll(files []reportFile) error {
+// writeAll writes the files asked for; "-" is stdout.
+func writeAll(files []reportFile, stdout io.Writer) error {
 	for _, f := range files {
 		if f.path == "" {
 			continue
 		}
-		if err := outfile.Write(f.path, 0o600, f.write); err != nil {
+		if err := writeOut(f.path, stdout, f.write); err != nil {
 			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
 		}
 	}
 	return nil
+}
+
+// writeOut writes an output file with write; "-" is stdout, the command's
+// own (which is not always os.Stdout: tests run gb in-process).
+func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == outfile.Stdout && stdout != nil {
+		return write(stdout)
+	}
+	return outfile.Write(path, 0o600, write)
 }

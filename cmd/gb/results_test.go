@@ -84,6 +84,10 @@ func TestRepeatAndReport(t *testing.T) {
 	if code, _, errs := inProcess("report", filepath.Join(dir, "bad.json")); code != 1 || strings.Count(errs, "\n") != 1 {
 		t.Errorf("newer version: exit %d, %q", code, errs)
 	}
+	code, out, errs = inProcess("-k", "-n", "50", "--json", "-", srv.URL()+"/hello")
+	if r, err := stats.ReadResult(strings.NewReader(out)); code != 0 || err != nil || r.Complete() != 50 || !strings.Contains(errs, "Complete requests:      50") {
+		t.Errorf("--json -: exit %d, %v; stdout must be the JSON alone, the report on stderr:\n%s", code, err, errs)
+	}
 	if code, out, _ := inProcess("compare", js, js); code != 0 || !strings.Contains(out, "req/s") {
 		t.Errorf("gb compare: exit %d\n%s", code, out)
 	}
