@@ -13,7 +13,8 @@ import (
 type Phase uint8
 
 // The phases. Connect, Processing, Waiting and Total feed ab's Connection
-// Times rows; Corrected exists only in rate mode.
+// Times rows; Corrected and Lag exist only in rate mode, TLS only for https (one sample per
+// new connection, not per request).
 const (
 	Connect    Phase = iota // dial start to connected (TLS done); 0 on a reused connection
 	Processing              // Total minus Connect
@@ -21,10 +22,11 @@ const (
 	Total                   // request start (dial start on a new connection) to last byte
 	Corrected               // rate mode: intended send time to last byte (coordinated-omission corrected)
 	Lag                     // rate mode: intended send time to actual start (how late the client sent)
+	TLS                     // https: TCP connected to TLS handshake done, once per new connection (inside Connect)
 	NumPhases               // the number of phases; not a phase
 )
 
-var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected", "lag"}
+var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected", "lag", "tls"}
 
 // String returns the phase's JSON name.
 func (p Phase) String() string {

@@ -131,7 +131,7 @@ type Recorder struct {
 	other    int64
 	batch    [batchLen]Timing
 	nBatch   int
-	phases   Phase            // number of phases recorded: Total+1, or NumPhases in rate mode
+	phases   Phase            // number of phases recorded per response: Total+1, or Lag+1 in rate mode
 	errs     map[string]int64 // failure message -> count, at most maxErrors keys
 	errOther int64
 	shard    *Shard
@@ -176,7 +176,7 @@ const LateAfter = time.Millisecond
 func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {
 	r := &Recorder{shard: shard, keep: keepSamples, phases: Total + 1, ivEnd: math.MaxInt64}
 	if rate {
-		r.phases = NumPhases
+		r.phases = Lag + 1
 	}
 	if keepSamples && sizeHint > 0 {
 		r.samples = make([]Sample, 0, sizeHint)
@@ -275,6 +275,20 @@ func (r *Recorder) Response(t *Timing, startUnixUs int64) {
 	}
 }
 
+// Handshake records one TLS handshake of us µs (TCP connected to
+// handshake done) in the TLS phase. It is called once per new https
+// connection, not per request, so it takes the shard's lock at once.
+func (r *Recorder) Handshake(us int64) {
+	r.exact[TLS].Add(us)
+	s := r.shard
+	s.mu.Lock()
+	if s.hist[TLS] == nil {
+		s.hist[TLS] = newHist()
+	}
+	_ = s.hist[TLS].RecordValue(min(max(us, histLowest), histHighest)) // clamped into range: cannot fail
+	s.mu.Unlock()
+}
+
 // Body records a complete response's body length and Server header value.
 // The run's first response (smallest at, across all workers) sets ab's
 // Document Length and Server Software; Merge counts every response of
@@ -326,7 +340,7 @@ func (r *Recorder) Flush() {
 	}
 	r.mark = r.Outcomes
 	batch := r.batch[:r.nBatch]
-	rate, series := r.phases == NumPhases, r.every > 0
+	rate, series := r.phases > Total+1, r.every > 0
 	s := r.shard
 	s.mu.Lock()
 	for p := Phase(0); p < r.phases; p++ {

@@ -136,6 +136,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	x.Opened++
 	if f.cfg.TLS != nil {
 		tc := tls.Client(nc, f.cfg.TLS)
+		began := time.Now()
 		if err = f.handshake(tc, nc); err != nil {
 			_ = nc.Close()
 			x.Closed++
@@ -145,6 +146,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 			}
 			return stats.FailTLS, false
 		}
+		x.Handshake = max(time.Since(began), time.Nanosecond)
 		f.noteTLS(tc)
 		nc = tc
 	}

@@ -37,12 +37,13 @@ type Batcher interface {
 // Exchange is one request's measurements, filled by Conn.Do. Times are
 // monotonic readings; a phase that was not reached is the zero Time.
 type Exchange struct {
-	Intended  time.Time // rate mode: when the request was due (set by the worker); zero in a closed loop
-	Start     time.Time // request start: dial start on a new connection, else just before the write
-	Connected time.Time // connection ready (TLS done); equals Start on a reused connection
-	Written   time.Time // request fully written
-	FirstByte time.Time // first response byte arrived
-	Done      time.Time // response complete, or the failure
+	Intended  time.Time     // rate mode: when the request was due (set by the worker); zero in a closed loop
+	Start     time.Time     // request start: dial start on a new connection, else just before the write
+	Connected time.Time     // connection ready (TLS done); equals Start on a reused connection
+	Handshake time.Duration // the TLS handshake of a new connection; 0 = none
+	Written   time.Time     // request fully written
+	FirstByte time.Time     // first response byte arrived
+	Done      time.Time     // response complete, or the failure
 
 	Status    int    // final status code; 0 when no status line was read
 	Body      int64  // response body bytes (partial bodies included)

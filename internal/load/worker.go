@@ -166,6 +166,9 @@ func (w *worker) loopBatch(b Batcher) {
 // final outcome (a failure caused by the stop becomes aborted).
 func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	rec := w.rec
+	if x.Handshake > 0 {
+		rec.Handshake(micros(x.Handshake))
+	}
 	rec.BytesIn += x.BytesIn
 	rec.BytesOut += x.BytesOut
 	rec.BodyIn += x.Body

@@ -28,6 +28,7 @@ var phaseLabels = [stats.NumPhases]string{
 	stats.Total:      "total (service time)",
 	stats.Corrected:  "corrected (from the intended send time)",
 	stats.Lag:        "lag (send behind schedule)",
+	stats.TLS:        "tls (handshake, per new connection)",
 }
 
 // HTMLReport writes r as one self-contained HTML page, the report of
