@@ -156,10 +156,10 @@ type Shard = stats.ShardID
 // ParseShard parses a shard as --shard takes it: "I/N", 0 ≤ I < N.
 func ParseShard(s string) (Shard, error) { return stats.ParseShardID(s) }
 
-// sharded returns the Config of this process's shard of c: its share of
-// Requests, Rate.Freq and Concurrency. A share that would be 0 is
-// refused; an unsharded c is returned as is.
-func (c Config) sharded() (Config, error) {
+// Sharded returns the Config of c's shard (c.Shard), as NewPlan runs it:
+// its share of Requests, Rate.Freq and Concurrency. A share that would be
+// 0 is a *ConfigError; an unsharded c is returned as is.
+func (c Config) Sharded() (Config, error) {
 	s := c.Shard
 	if s.IsZero() {
 		return c, nil

@@ -41,7 +41,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg, err = cfg.sharded(); err != nil {
+	if cfg, err = cfg.Sharded(); err != nil {
 		return nil, err
 	}
 	if err := cfg.check(); err != nil {
@@ -165,7 +165,7 @@ func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, e
 	if !reflect.DeepEqual(a, b) {
 		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration, Rate and Warmup")
 	}
-	cfg, err := cfg.sharded()
+	cfg, err := cfg.Sharded()
 	if err != nil {
 		return nil, err
 	}
