@@ -16,8 +16,8 @@ import (
 // Results whose targets differ in anything but their share of the load
 // (concurrency, requests, rate, shard) are refused with an error naming
 // the differing field, as are two results of one shard. The inputs are
-// not changed; the first one's Server and Client describe the whole
-// (Client.CPU and GC counters are summed). The merged Target's Shard is
+// not changed; the first one's Server describes the whole; Client sums
+// the processes' CPU, cores and GC counters. The merged Target's Shard is
 // the zero value: the result is the whole load.
 func Combine(rs ...*Result) (*Result, error) {
 	if len(rs) == 0 {
@@ -148,14 +148,16 @@ func addMap[K comparable](dst, src map[K]int64) map[K]int64 {
 	return dst
 }
 
-// add sums o's costs into c; MaxRSS and MaxProcs are the largest.
+// add sums o's costs into c, MaxProcs included (the cores of all the
+// processes, against which their summed CPU is read); MaxRSS is the
+// largest, one process's peak.
 func (c *Client) add(o *Client) {
 	c.CPU += o.CPU
 	c.GCCycles += o.GCCycles
 	c.GCPause += o.GCPause
 	c.HeapAllocs += o.HeapAllocs
 	c.MaxRSS = max(c.MaxRSS, o.MaxRSS)
-	c.MaxProcs = max(c.MaxProcs, o.MaxProcs)
+	c.MaxProcs += o.MaxProcs
 }
 
 // mergeDist returns a new Dist holding a's and b's samples (dense or, as
