@@ -12,6 +12,7 @@ import (
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/stats"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestShardShares: for many splits, the shares of -n, -R and -c over the
@@ -137,6 +138,7 @@ func TestShardsMerge(t *testing.T) {
 		}
 		return rr.Runs[0]
 	}
+	checkSchema(t, a)
 	ja, jb := back(a), back(b)
 	if ja.Target.Shard != a.Target.Shard {
 		t.Errorf("the shard did not survive JSON: %v", ja.Target.Shard)
@@ -149,6 +151,31 @@ func TestShardsMerge(t *testing.T) {
 	checkSeries(t, mj, every, ja, jb)
 	if !mj.Latency[stats.Total].Hist.Equals(m.Latency[stats.Total].Hist) {
 		t.Error("merging the JSON shards gives another histogram")
+	}
+}
+
+// checkSchema: a shard's JSON matches stats/result.schema.json, and the
+// schema refuses a shard of no count.
+func checkSchema(t *testing.T, r *gb.Result) {
+	t.Helper()
+	sch, err := jsonschema.NewCompiler().Compile("stats/result.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *r
+	c.Command = []string{"gb"} // a library run has none, which the schema refuses
+	doc, _ := json.Marshal(&c)
+	for _, tc := range []struct {
+		doc   []byte
+		valid bool
+	}{{doc, true}, {bytes.Replace(doc, []byte(`"count":2}`), []byte(`"count":0}`), 1), false}} {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); (err == nil) != tc.valid {
+			t.Errorf("schema on a shard's result (valid %v): %v", tc.valid, err)
+		}
 	}
 }
 
