@@ -6,6 +6,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/pace"
+	"github.com/gb-bench/gb/stats"
 )
 
 // Config is one load: what to ask (URL, method, headers, body), how hard
@@ -88,6 +89,21 @@ type Config struct {
 	// negative = no series.
 	Interval time.Duration
 
+	// Shard makes this process one of Shard.Count that split the load
+	// between them (gb --shard I/N): it does its share of Requests,
+	// Rate.Freq and Concurrency (Shard.Share: the shares of all shards sum
+	// to the whole exactly; shard I's share is always the same). A share
+	// of Requests, Rate or Concurrency that would be 0 is a ConfigError.
+	// Result.Target records the shard and the shares. The zero value = the
+	// whole load.
+	Shard Shard
+
+	// StartAt is the wall-clock instant the load starts (gb --start-at),
+	// so that shards on several machines start together: Plan.Run waits
+	// until then, after all preparation. The zero value (or a past
+	// instant) = at once.
+	StartAt time.Time
+
 	// KeepSamples keeps one Sample per response in Result.Samples (what
 	// ab's -e and -g files need). It costs memory in proportion to the
 	// requests; false keeps only histograms.
@@ -131,6 +147,39 @@ func (r Rate) pacer() pace.Constant {
 		r.Per = time.Second
 	}
 	return pace.Constant{Freq: r.Freq, Per: r.Per}
+}
+
+// Shard names one process's part of a split load: shard Index (from 0)
+// of Count. The zero value means the load is not split.
+type Shard = stats.ShardID
+
+// ParseShard parses a shard as --shard takes it: "I/N", 0 ≤ I < N.
+func ParseShard(s string) (Shard, error) { return stats.ParseShardID(s) }
+
+// Sharded returns the Config of c's shard (c.Shard), as NewPlan runs it:
+// its share of Requests, Rate.Freq and Concurrency. A share that would be
+// 0 is a *ConfigError; an unsharded c is returned as is.
+func (c Config) Sharded() (Config, error) {
+	s := c.Shard
+	if s.IsZero() {
+		return c, nil
+	}
+	if s.Index < 0 || s.Count < 1 || s.Index >= s.Count {
+		return c, configErr(false, "invalid shard %d/%d", s.Index, s.Count)
+	}
+	if n := int64(c.concurrency()); n < int64(s.Count) {
+		return c, configErr(false, "--shard %s: -c %d cannot be split %d ways (each shard needs a connection)", s, n, s.Count)
+	}
+	if c.Requests > 0 && c.Requests < int64(s.Count) {
+		return c, configErr(false, "--shard %s: -n %d cannot be split %d ways (each shard needs a request)", s, c.Requests, s.Count)
+	}
+	if c.Rate.Freq > 0 && c.Rate.Freq < int64(s.Count) {
+		return c, configErr(false, "--shard %s: -R %d/%v cannot be split %d ways (each shard needs a request per period)", s, c.Rate.Freq, c.Rate.pacer().Per, s.Count)
+	}
+	c.Concurrency = int(s.Share(int64(c.concurrency())))
+	c.Requests = s.Share(c.Requests)
+	c.Rate.Freq = s.Share(c.Rate.Freq)
+	return c, nil
 }
 
 // TLS holds the https settings, by file name and by the names ab and Go

@@ -41,6 +41,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg, err = cfg.Sharded(); err != nil {
+		return nil, err
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -77,7 +80,8 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 // worker sends them, credentials included. The caller must not modify it.
 func (p *Plan) Request() []byte { return p.req }
 
-// Config returns the Config the Plan was made from.
+// Config returns the Config the Plan was made from; with Config.Shard
+// set, its Requests, Rate and Concurrency are this shard's share.
 func (p *Plan) Config() Config { return p.cfg }
 
 // Target describes what the Plan asks for, as its Results will.
@@ -122,15 +126,37 @@ func (p *Plan) Close() error {
 // it, and returns the result. Cancelling ctx stops the load as a signal
 // does (Result.StoppedBy is stats.StopSignal): requests in flight end as
 // aborted and the result is complete. opts add to the Plan's options for
-// this run.
+// this run. With Config.StartAt in the future, Run first waits until
+// then; cancelling ctx during the wait returns ctx's error and no Result.
 func (p *Plan) Run(ctx context.Context, opts ...Option) (*Result, error) {
+	if err := waitUntil(ctx, p.cfg.StartAt); err != nil {
+		return nil, err
+	}
 	return p.run(ctx, p.cfg, opts)
+}
+
+// waitUntil returns at the instant at (at once when it is zero or past),
+// or with ctx's error when ctx ends first.
+func waitUntil(ctx context.Context, at time.Time) error {
+	d := time.Until(at)
+	if at.IsZero() || d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("gb: stopped while waiting for the start time %s: %w", at.Format(time.RFC3339Nano), context.Cause(ctx))
+	}
 }
 
 // Step runs a load that differs from the Plan's Config only in
 // Concurrency, Requests, Duration, Rate and Warmup (gb ramp's steps: each step is
 // a new Config value), on the Plan's target, request and connections. A
-// Config that differs in anything else is refused.
+// Config that differs in anything else is refused. With Config.Shard set,
+// the step runs this shard's share of cfg; Step does not wait for StartAt.
 func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
 	a, b := p.cfg, cfg
 	for _, c := range []*Config{&a, &b} {
@@ -138,6 +164,10 @@ func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, e
 	}
 	if !reflect.DeepEqual(a, b) {
 		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration, Rate and Warmup")
+	}
+	cfg, err := cfg.Sharded()
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -238,6 +268,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			Engine:         "h1",
 			Rate:           cfg.Rate.PerSecond(),
 			Pipeline:       cfg.Pipeline,
+			Shard:          cfg.Shard,
 		},
 	}
 }

@@ -3,27 +3,36 @@ package stats
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // Combine returns one result of several runs of the same load (shards of
 // one test on several processes or machines, gb merge): counts are the
 // sums, latency histograms the HdrHistogram sums (exact: every result uses
 // one geometry), exact moments combined without loss, Start the earliest
-// and End the latest, so Elapsed covers them all. Results whose targets
-// differ in anything but their share of the load (concurrency, requests,
-// rate) are refused with an error naming the difference. The inputs are
-// not changed; the first one's Server and Client describe the whole
-// (Client.CPU and GC counters are summed).
+// and End the latest, so Elapsed covers them all, and the time series
+// merged point by point by wall-clock interval (see combineSeries).
+// Results whose targets differ in anything but their share of the load
+// (concurrency, requests, rate, shard) are refused with an error naming
+// the differing field, as are two results of one shard. The inputs are
+// not changed; the first one's Server describes the whole; Client sums
+// the processes' CPU, cores and GC counters. The merged Target's Shard is
+// the zero value: the result is the whole load.
 func Combine(rs ...*Result) (*Result, error) {
 	if len(rs) == 0 {
-		return nil, errors.New("nothing to combine")
+		return nil, errNothing
+	}
+	if err := checkShards(rs); err != nil {
+		return nil, err
 	}
 	out := *rs[0]
 	out.Counts = Counts{}
 	out.Latency = Phases{}
 	out.Client = Client{Engine: rs[0].Client.Engine}
-	out.Samples, out.Series, out.Profile = nil, nil, nil
+	out.Samples, out.Series, out.Profile, out.Warmup = nil, nil, nil, nil
 	out.Target.Concurrency, out.Target.Requests, out.Target.Rate = 0, 0, 0
+	out.Target.Shard = ShardID{}
 	for i, r := range rs {
 		if err := sameLoad(&rs[0].Target, &r.Target); err != nil {
 			return nil, fmt.Errorf("result %d: %v", i+1, err)
@@ -45,26 +54,62 @@ func Combine(rs ...*Result) (*Result, error) {
 		if r.StoppedBy != StopCount {
 			out.StoppedBy, out.StopError = r.StoppedBy, r.StopError
 		}
+		if r.Warmup != nil {
+			if out.Warmup == nil {
+				out.Warmup = &Warmup{Duration: r.Warmup.Duration}
+			}
+			out.Warmup.Counts.add(&r.Warmup.Counts)
+		}
 	}
 	out.Elapsed = out.End.Sub(out.Start)
+	s, err := combineSeries(rs)
+	if err != nil {
+		return nil, err
+	}
+	out.Series = s
 	return &out, nil
 }
 
 // sameLoad reports how b's target differs from a's beyond the share of
-// the load a shard carries.
+// the load a shard carries, naming the differing field as the JSON names
+// it. Shares may differ, but not the kind of load: a count limit or none,
+// a rate or a closed loop.
 func sameLoad(a, b *Target) error {
-	x, y := *a, *b
-	x.Concurrency, x.Requests, x.Rate = 0, 0, 0
-	y.Concurrency, y.Requests, y.Rate = 0, 0, 0
 	switch {
-	case x.URL != y.URL:
-		return fmt.Errorf("another URL (%s, not %s)", y.URL, x.URL)
-	case x.Method != y.Method:
-		return fmt.Errorf("another method (%s, not %s)", y.Method, x.Method)
-	case x != y:
-		return errors.New("another configuration (keep-alive, timeouts, body, pipelining, TLS or engine)")
+	case (a.Requests > 0) != (b.Requests > 0):
+		return fmt.Errorf("another requests (%s, not %s)", countLimit(b.Requests), countLimit(a.Requests))
+	case (a.Rate > 0) != (b.Rate > 0):
+		return fmt.Errorf("another rate (%s, not %s)", rateMode(b.Rate), rateMode(a.Rate))
 	}
-	return nil
+	x, y := *a, *b
+	for _, t := range []*Target{&x, &y} {
+		t.Concurrency, t.Requests, t.Rate, t.Shard = 0, 0, 0, ShardID{}
+	}
+	if x == y {
+		return nil
+	}
+	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
+	for i := range vx.NumField() {
+		if fx, fy := vx.Field(i).Interface(), vy.Field(i).Interface(); fx != fy {
+			name, _, _ := strings.Cut(vx.Type().Field(i).Tag.Get("json"), ",")
+			return fmt.Errorf("another %s (%v, not %v)", name, fy, fx)
+		}
+	}
+	return errors.New("another configuration")
+}
+
+func countLimit(n int64) string {
+	if n > 0 {
+		return "a count limit"
+	}
+	return "none"
+}
+
+func rateMode(r float64) string {
+	if r > 0 {
+		return "a rate"
+	}
+	return "closed loop"
 }
 
 // add sums o into c.
@@ -103,18 +148,20 @@ func addMap[K comparable](dst, src map[K]int64) map[K]int64 {
 	return dst
 }
 
-// add sums o's costs into c; MaxRSS and MaxProcs are the largest.
+// add sums o's costs into c, MaxProcs included (the cores of all the
+// processes, against which their summed CPU is read); MaxRSS is the
+// largest, one process's peak.
 func (c *Client) add(o *Client) {
 	c.CPU += o.CPU
 	c.GCCycles += o.GCCycles
 	c.GCPause += o.GCPause
 	c.HeapAllocs += o.HeapAllocs
 	c.MaxRSS = max(c.MaxRSS, o.MaxRSS)
-	c.MaxProcs = max(c.MaxProcs, o.MaxProcs)
+	c.MaxProcs += o.MaxProcs
 }
 
-// mergeDist returns a new Dist holding a's and b's samples; nil when both
-// are empty.
+// mergeDist returns a new Dist holding a's and b's samples (dense or, as
+// in a Series point, sparse); nil when both are empty.
 func mergeDist(a, b *Dist) *Dist {
 	if b == nil || b.Count == 0 {
 		return a
@@ -125,8 +172,8 @@ func mergeDist(a, b *Dist) *Dist {
 			continue
 		}
 		out.Exact.Merge(&d.Exact)
-		if d.Hist != nil {
-			out.Hist.Merge(d.Hist)
+		if h := d.Histogram(); h != nil {
+			out.Hist.Merge(h)
 		}
 	}
 	return out

@@ -76,6 +76,11 @@ type Target struct {
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
 	Engine         string        `json:"engine"`
+
+	// Shard is the part of a split load this run carried (--shard I/N):
+	// Concurrency, Requests and Rate above are then its share. The zero
+	// value (omitted in JSON) means the run was the whole load, or a merge.
+	Shard ShardID `json:"shard,omitzero"`
 }
 
 // Server describes who answered.

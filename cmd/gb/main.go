@@ -54,6 +54,8 @@ var commands = map[string]command{
 	},
 		func(w io.Writer) { fmt.Fprint(w, compareUsage) }},
 	"report": {reportCmd, func(w io.Writer) { fmt.Fprint(w, reportUsage) }},
+	"merge":  {mergeCmd, func(w io.Writer) { fmt.Fprint(w, mergeUsage) }},
+	"k8s":    {k8sCmd, func(w io.Writer) { fmt.Fprint(w, k8sUsage) }},
 	"version": {func(_ []string, stdout, _ io.Writer, _ <-chan os.Signal) int {
 		fmt.Fprintf(stdout, "gb %s\n", gb.Version)
 		return exitOK

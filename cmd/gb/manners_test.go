@@ -52,7 +52,7 @@ func TestUnknownCommand(t *testing.T) {
 	for _, tc := range []struct{ arg, want string }{
 		{"rmap", `gb: unknown command "rmap"; did you mean ramp? (gb help lists the commands)`},
 		{"sevre", `did you mean serve?`},
-		{"merge", `gb: unknown command "merge" (gb help lists the commands)`},
+		{"bench", `gb: unknown command "bench" (gb help lists the commands)`},
 	} {
 		code, out, errs := inProcess(tc.arg, "http://127.0.0.1:1/")
 		if code != 22 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {

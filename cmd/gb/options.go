@@ -168,6 +168,23 @@ var abSpecs = []flagSpec{
 		o.pause, err = getopt.Seconds(v)
 		return err
 	}),
+	opt(0, "shard", "I/N", "Do shard I (from 0) of N's share of -n, -R and -c, as one of N\nprocesses that split the load (merge their --json with gb merge)", func(o *options, v string) (err error) {
+		if o.cfg.Shard, err = gb.ParseShard(v); err != nil {
+			return getopt.Errorf(false, "--shard: %v", err)
+		}
+		return nil
+	}),
+	opt(0, "start-at", "time", "Start the load at this wall-clock time (RFC 3339, e.g.\n2026-11-24T21:00:00Z), so that shards start together", func(o *options, v string) error {
+		t, err := time.Parse(time.RFC3339, v)
+		switch {
+		case err != nil:
+			return getopt.Errorf(false, "--start-at %q: want an RFC 3339 time, e.g. 2026-11-24T21:00:00Z", v)
+		case time.Until(t) < -time.Second:
+			return getopt.Errorf(false, "--start-at %s is %v in the past", v, -time.Until(t).Round(time.Second))
+		}
+		o.cfg.StartAt = t
+		return nil
+	}),
 	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
 }
 

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/getopt"
+	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/threshold"
+	"github.com/gb-bench/gb/stats"
+)
+
+const mergeUsage = `Usage: gb merge [options] A.json B.json ...
+  Merges the results of one load run in parts (gb --shard I/N --json, one
+  file per process, or the pod logs of gb k8s job) into one result: counts
+  are sums, latency histograms exact HdrHistogram sums, time series summed
+  interval by interval. Results of different loads (other than the shard)
+  are refused. It prints the text report of the whole on stdout.
+Options:
+    -o file         Write the merged result as JSON (gb report and gb compare read it)
+    --threshold expr
+                    Pass/fail check on the merged result (repeatable); a failure exits 99
+`
+
+// mergeOptions is gb merge's command line.
+type mergeOptions struct {
+	out        string
+	thresholds []string
+}
+
+var mergeSpecs = []getopt.Spec[mergeOptions]{
+	getopt.New('o', "output", "file", "", func(o *mergeOptions, v string) error { o.out = v; return nil }),
+	getopt.New(0, "threshold", "expr", "", func(o *mergeOptions, v string) error {
+		if _, err := threshold.Parse(v); err != nil {
+			return getopt.Errorf(false, "--threshold %q: %v", v, err)
+		}
+		o.thresholds = append(o.thresholds, v)
+		return nil
+	}),
+}
+
+// mergeCmd is gb merge: the results of a split load made one.
+func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
+	var mo mergeOptions
+	files, err := getopt.Parse(args, mergeSpecs, &mo)
+	if err == nil && len(files) == 0 {
+		err = getopt.Errorf(false, "want the result files to merge (gb merge --help)")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gb merge: %v\n", err)
+		return exitUsage
+	}
+	rs := make([]*gb.Result, len(files))
+	for i, f := range files {
+		if rs[i], err = readPart(f); err != nil {
+			fmt.Fprintf(stderr, "gb merge: %s: %v\n", f, err)
+			return exitFailure
+		}
+	}
+	res, err := gb.Merge(rs...)
+	if err != nil {
+		fmt.Fprintf(stderr, "gb merge: %v\n", err)
+		return exitFailure
+	}
+	if err := report.Text(stdout, res, report.Options{}); err != nil {
+		fmt.Fprintf(stderr, "gb merge: %v\n", err)
+		return exitFailure
+	}
+	ts, _ := threshold.ParseAll(mo.thresholds) // each was parsed with its flag
+	verdicts := threshold.Evaluate(ts, res)
+	if len(ts) > 0 {
+		_ = threshold.WriteText(stdout, verdicts)
+	}
+	if err := writeAll([]reportFile{{"-o", mo.out, func(w io.Writer) error { return report.JSON(w, res) }}}); err != nil {
+		fmt.Fprintf(stderr, "gb merge: %v\n", err)
+		return exitFailure
+	}
+	if !threshold.Passed(verdicts) {
+		return exitThresholds
+	}
+	return exitOK
+}
+
+// readPart reads one part of a split load: a gb --json file, or a pod's
+// log, where gb's text report (stderr) precedes its JSON (stdout, --json -).
+// A file of repeated runs is refused: each part must be one run.
+func readPart(path string) (*gb.Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	rs, err := stats.ReadRuns(bytes.NewReader(jsonPart(b)))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs.Runs) != 1 {
+		return nil, fmt.Errorf("holds %d runs (--repeat); merge takes one run per file", len(rs.Runs))
+	}
+	return rs.Runs[0], nil
+}
+
+// jsonPart returns b from its first line that opens a JSON object: all of
+// b for a JSON file, the JSON after the text report for a pod log (no
+// line of gb's text report starts with "{").
+func jsonPart(b []byte) []byte {
+	if len(b) > 0 && b[0] == '{' {
+		return b
+	}
+	if i := bytes.Index(b, []byte("\n{")); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
