@@ -104,7 +104,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		c.usage(stdout)
 		return exitOK
 	}
-	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: compare, demo, ramp, report, serve, version)", args[0]))
+	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: compare, demo, k8s, merge, ramp, report, serve, version)", args[0]))
 }
 
 // commandLike reports whether a first argument is meant as a command, not
@@ -117,7 +117,7 @@ func commandLike(a string) (string, bool) {
 		}
 	}
 	switch a {
-	case "merge", "bench", "run", "k8s", "capacity":
+	case "bench", "run", "capacity":
 		return "", true
 	}
 	best, dist := "", 3

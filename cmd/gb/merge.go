@@ -74,7 +74,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 	if len(ts) > 0 {
 		_ = threshold.WriteText(stdout, verdicts)
 	}
-	if err := writeAll([]reportFile{{"-o", mo.out, func(w io.Writer) error { return report.JSON(w, res) }}}); err != nil {
+	if err := writeAll([]reportFile{{"-o", mo.out, func(w io.Writer) error { return report.JSON(w, res) }}}, stdout); err != nil {
 		fmt.Fprintf(stderr, "gb merge: %v\n", err)
 		return exitFailure
 	}

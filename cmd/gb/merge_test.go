@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
@@ -23,7 +24,7 @@ import (
 // report renders the merged file as gb merge printed it, gb compare and
 // --threshold accept it.
 func TestShardProcessesMerge(t *testing.T) {
-	srv := testserver.ForTest(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	at := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second)
 	s0, log1 := filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.log")

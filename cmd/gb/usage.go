@@ -27,6 +27,8 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "    gb serve        Run the built-in target server (gb serve -h)\n")
 	fmt.Fprintf(w, "    gb report       Render a saved --json result again (text, HTML, .hgrm, -e, JSON)\n")
 	fmt.Fprintf(w, "    gb compare      Compare saved runs: deltas, significance, profile diff\n")
+	fmt.Fprintf(w, "    gb merge        Merge the results of shards (--shard I/N) into one, losslessly\n")
+	fmt.Fprintf(w, "    gb k8s job      Print a Kubernetes Indexed Job that runs the shards, and how to merge them\n")
 	fmt.Fprintf(w, "    gb help         Usage of gb or of a command, on stdout\n")
 	fmt.Fprintf(w, "    gb version      Print gb's version\n")
 }
