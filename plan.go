@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -190,16 +192,33 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	capture := o.startProfile(ctx, p.target, p.cfg.TLS)
-	before := readSelf()
+	// gb's own cost and the server's profile cover the measured load: from
+	// the warm-up's end when there is one.
+	var capture atomic.Pointer[profile.Capture]
+	var before atomic.Pointer[selfSample]
+	measure := func() {
+		if c := o.startProfile(ctx, p.target, p.cfg.TLS); c != nil {
+			capture.Store(c)
+		}
+		s := readSelf()
+		before.Store(&s)
+	}
+	first := readSelf()
+	if cfg.Warmup > 0 {
+		before.Store(&first)
+		lc.OnMeasure = measure
+	} else {
+		measure()
+	}
 	res := run.Run(ctx, p.base(&cfg, &o))
-	res.Client = selfCost(before, readSelf())
+	res.Client = selfCost(*before.Load(), readSelf())
+	res.Client.BaseRSS = first.maxRSS << 10
 	res.Client.Engine = p.Engine()
 	if p.loops > 0 {
 		res.Client.MaxProcs = p.loops // the spare P only runs gb's housekeeping
 	}
-	if capture != nil {
-		res.Profile = capture.Stop(res.Complete())
+	if c := capture.Load(); c != nil {
+		res.Profile = c.Stop(res.Complete())
 	}
 	p.noteTLS(res)
 	// Connections carry over only from a load that ended by its count: a

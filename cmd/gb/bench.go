@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -137,8 +138,10 @@ func (o *options) checkFiles() error {
 func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	runtime.GOMAXPROCS(p.Procs())
 	o.stdout = stdout // where "-" output files go
-	if o.jsonFile == "-" {
-		stdout = stderr // stdout carries the JSON result alone
+	for _, f := range []string{o.jsonFile, o.htmlFile, o.hgrmFile, o.hlogFile, o.csvFile, o.gnuplotFile, o.junitFile, o.benchOut} {
+		if f == outfile.Stdout {
+			stdout = stderr // stdout carries that file alone
+		}
 	}
 	prog := newProgress(o, stderr)
 	_ = report.Banner(stdout, gb.Version, o.html)
@@ -165,6 +168,17 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	return conclude(runs, o, stdout, stderr)
 }
 
+// runProfile is the profile option of run i of --repeat: each run saves
+// its profiles in its own run-<i+1> folder of --profile-dir, so that gb
+// compare sees every run's (the runs would overwrite each other's files).
+func (o *options) runProfile(i int) gb.Option {
+	pr := o.profile
+	if o.repeat > 1 && pr.Kinds != "" && pr.Dir != "" {
+		pr.Dir = filepath.Join(pr.Dir, fmt.Sprintf("run-%d", i+1))
+	}
+	return gb.WithProfile(pr)
+}
+
 // repeatRuns runs the plan once, or --repeat times with --pause between
 // runs; a signal ends the series after the run it interrupted.
 func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) ([]*gb.Result, error) {
@@ -177,7 +191,7 @@ func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) 
 				case <-ctx.Done():
 				}
 			}
-			res, err := p.Run(ctx, opts...)
+			res, err := p.Run(ctx, append(opts, o.runProfile(i))...)
 			if err != nil {
 				return nil, err
 			}

@@ -136,6 +136,10 @@ func rampRefusal(s flagSpec) string {
 	if strings.HasPrefix(s.Long, "profile") {
 		return "--" + s.Long + " is for one run: profile the server with gb at the load of interest"
 	}
+	switch s.Long {
+	case "threshold", "junit", "hgrm", "hlog", "bench-out", "repeat", "warmup", "shard", "start-at":
+		return "--" + s.Long + " is for one run (gb ramp's steps are judged by its saturation point)"
+	}
 	return ""
 }
 

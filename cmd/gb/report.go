@@ -80,6 +80,7 @@ func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
 		return err
 	}
 	res := median(rs.Runs)
+	res.Version = stats.FormatVersion // it is written in the current format
 	if ro.text || ro.html+ro.hgrm+ro.hlog+ro.csv+ro.json == "" {
 		if err := report.Text(stdout, res, report.Options{}); err != nil {
 			return err

@@ -92,3 +92,29 @@ func TestRepeatAndReport(t *testing.T) {
 		t.Errorf("gb compare: exit %d\n%s", code, out)
 	}
 }
+
+// TestRunOnlyOptions: any output on "-" (not only --json) moves the text
+// report to stderr; --repeat with --profile-dir keeps each run's profiles
+// in its own folder; gb ramp refuses the options that judge one run.
+func TestRunOnlyOptions(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	code, out, errs := inProcess("-k", "-n", "50", "--hgrm", "-", srv.URL()+"/hello")
+	if code != 0 || !strings.Contains(out, "Percentile") || strings.Contains(out, "Complete requests") || !strings.Contains(errs, "Complete requests:      50") {
+		t.Errorf("--hgrm -: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	dir := filepath.Join(t.TempDir(), "prof")
+	code, _, errs = inProcess("-q", "-k", "-t", "1", "-n", "1000000", "--repeat", "2", "--profile=allocs", "--profile-dir", dir, srv.URL()+"/hello")
+	if code != 0 {
+		t.Fatalf("--repeat --profile: exit %d: %s", code, errs)
+	}
+	for _, run := range []string{"run-1", "run-2"} {
+		if _, err := os.Stat(filepath.Join(dir, run, "allocs.pb.gz")); err != nil {
+			t.Errorf("--repeat 2 --profile-dir: %v", err)
+		}
+	}
+	for _, flag := range []string{"--threshold=p99<1s", "--repeat=2", "--warmup=1s", "--hgrm=x.hgrm"} {
+		if code, _, errs := inProcess("ramp", "--from", "1", "--to", "2", flag, srv.URL()); code != 22 || !strings.Contains(errs, "is for one run") {
+			t.Errorf("ramp %s: exit %d, %q", flag, code, errs)
+		}
+	}
+}

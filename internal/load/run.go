@@ -60,6 +60,10 @@ type Config struct {
 	// rate mode) but recorded apart, in Result.Warmup; Requests, Duration,
 	// the schedule and Result.Start all count from its end. 0 = none.
 	Warmup time.Duration
+	// OnMeasure, when set, is called once when the warm-up ends and
+	// measuring begins, from a timer's goroutine (gb reads its own CPU
+	// there, so the warm-up's cost is not charged to the measured run).
+	OnMeasure func()
 }
 
 // DefaultInterval is the time series' interval when Config.Interval is 0.
@@ -206,7 +210,12 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Warmup > 0 {
-		t := time.AfterFunc(r.cfg.Warmup, func() { r.measuring.Store(true) })
+		t := time.AfterFunc(r.cfg.Warmup, func() {
+			r.measuring.Store(true)
+			if r.cfg.OnMeasure != nil {
+				r.cfg.OnMeasure()
+			}
+		})
 		defer t.Stop()
 	}
 	if r.cfg.Duration > 0 {

@@ -53,6 +53,9 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	c := &r.Counts
 	line("latency model", latencyModel(r))
 	line("stopped by", stoppedBy(r))
+	if s := r.Target.Shard; s.Count > 0 {
+		line("shard", fmt.Sprintf("%d/%d: this process's share of the load (gb merge combines the shards)", s.Index, s.Count))
+	}
 	if w := r.Warmup; w != nil {
 		line("warm-up", fmt.Sprintf("%v before measuring, not counted above: %d requests, %s, connections opened=%d",
 			w.Duration, w.Counts.Dispatched, outcomes(&w.Counts.Outcomes), w.Counts.ConnsOpened))
