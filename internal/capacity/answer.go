@@ -17,16 +17,21 @@ func Header(w io.Writer) error {
 // Line writes probe number n (1-based) as one line, under Header's columns.
 // Latencies are corrected.
 func Line(w io.Writer, n int, p Probe) error {
-	verdict := "pass"
+	_, err := fmt.Fprintf(w, "%5d %10d %10.1f %9.3f %9.3f %7d %6d  %s\n",
+		n, p.Rate, p.Achieved, float64(p.P50)/1000, float64(p.P99)/1000, p.Errors, p.Conns, p.Verdict())
+	return err
+}
+
+// Verdict is p's verdict in words: "pass", "fail: p99 31.0 ms", or
+// "retried with more connections: achieved 812 req/s".
+func (p *Probe) Verdict() string {
 	switch {
 	case p.Retried:
-		verdict = "retry with more connections: " + p.Reason
+		return "retried with more connections: " + p.Reason
 	case !p.Pass:
-		verdict = "fail: " + p.Reason
+		return "fail: " + p.Reason
 	}
-	_, err := fmt.Fprintf(w, "%5d %10d %10.1f %9.3f %9.3f %7d %6d  %s\n",
-		n, p.Rate, p.Achieved, float64(p.P50)/1000, float64(p.P99)/1000, p.Errors, p.Conns, verdict)
-	return err
+	return "pass"
 }
 
 // Answer writes the search's answer: the capacity line, then a line of
