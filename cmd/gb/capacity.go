@@ -132,7 +132,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	}
 	argv := redactArgs(append([]string{"capacity"}, args...))
 	p, err := gb.NewPlan(gb.Config{URL: rest[0], KeepAlive: true, Engine: gb.EngineGoroutine,
-		Concurrency: max(co.conns, 1), Duration: co.stepTime, Warmup: co.warmup, Rate: gb.Rate{Freq: co.rateMin}},
+		Concurrency: 1, Duration: co.stepTime, Warmup: co.warmup, Rate: gb.Rate{Freq: co.rateMin}},
 		gb.WithCommand(argv), gb.WithWarnings(func(s string) { fmt.Fprintf(stderr, "gb capacity: warning: %s\n", s) }))
 	for _, f := range []string{co.jsonFile, co.htmlFile} {
 		if err == nil && f != "" {
@@ -151,7 +151,8 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	_ = capacity.Header(stdout)
 	probe := func(ctx context.Context, rate int64, conns int) (capacity.Probe, error) {
 		cfg := p.Config()
-		cfg.Rate, cfg.Concurrency = gb.Rate{Freq: rate}, conns
+		cfg.Rate, cfg.Requests, cfg.Duration = gb.Rate{Freq: rate}, probeRequests(rate, co.stepTime), probeCap(co.stepTime)
+		cfg.Concurrency = int(min(int64(conns), cfg.Requests))
 		res, err := p.Step(ctx, cfg)
 		if err != nil {
 			return capacity.Probe{}, err
@@ -188,6 +189,17 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	}
 	return exitFailure
 }
+
+// probeRequests is a probe's budget: the requests its rate schedules
+// over the step time (at least one). A probe ends by its count, so a
+// request is dropped only when it was not sent by probeCap.
+func probeRequests(rate int64, step time.Duration) int64 {
+	return max(1, int64(float64(rate)*step.Seconds()+0.5))
+}
+
+// probeCap is a probe's time limit: the step time and half again (at
+// least a second), for a server that falls behind.
+func probeCap(step time.Duration) time.Duration { return step + max(step/2, time.Second) }
 
 // failCapacity prints err as one line and returns its exit code: 22 for
 // the command line's mistakes, 1 for the rest.

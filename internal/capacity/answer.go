@@ -9,16 +9,16 @@ import (
 
 // Header writes the column names of the probe lines.
 func Header(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "%5s %10s %10s %9s %9s %7s %6s  %s\n",
-		"probe", "target/s", "achieved/s", "p50 ms", "p99 ms", "errors", "conns", "verdict")
+	_, err := fmt.Fprintf(w, "%5s %10s %10s %9s %9s %7s %7s %6s  %s\n",
+		"probe", "target/s", "achieved/s", "p50 ms", "p99 ms", "errors", "dropped", "conns", "verdict")
 	return err
 }
 
 // Line writes probe number n (1-based) as one line, under Header's columns.
 // Latencies are corrected.
 func Line(w io.Writer, n int, p Probe) error {
-	_, err := fmt.Fprintf(w, "%5d %10d %10.1f %9.3f %9.3f %7d %6d  %s\n",
-		n, p.Rate, p.Achieved, float64(p.P50)/1000, float64(p.P99)/1000, p.Errors, p.Conns, p.Verdict())
+	_, err := fmt.Fprintf(w, "%5d %10d %10.1f %9.3f %9.3f %7d %7d %6d  %s\n",
+		n, p.Rate, p.Achieved, float64(p.P50)/1000, float64(p.P99)/1000, p.Errors, p.Dropped, p.Conns, p.Verdict())
 	return err
 }
 

@@ -71,15 +71,19 @@ func SLOs(exprs []string) ([]threshold.Threshold, error) {
 func Judge(res *stats.Result, conns int, slos []threshold.Threshold) Probe {
 	p := Probe{Rate: int64(math.Round(res.Target.Rate)), Conns: conns, Result: res,
 		Dropped: res.Counts.Outcomes[stats.Dropped], Errors: res.Failed()}
+	svc := 0.0 // mean service time, s
+	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
+		svc = d.Mean() / 1e6
+		p.Need = res.Target.Rate * svc
+	}
 	if s := res.Elapsed.Seconds(); s > 0 {
-		p.Achieved = float64(res.Counts.Dispatched) / s
+		// Elapsed ends with the last response: the sends took about
+		// one service time less.
+		p.Achieved = float64(res.Counts.Dispatched) / max(s-svc, s/2)
 		p.ClientCPU = res.Client.CPU.Seconds() / s
 	}
 	if d := res.Latency[stats.Corrected]; d != nil && d.Count > 0 {
 		p.P50, p.P99 = d.Percentile(50), d.Percentile(99)
-	}
-	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
-		p.Need = res.Target.Rate * d.Mean() / 1e6
 	}
 	p.ClientBusy = res.Client.MaxProcs > 0 && p.ClientCPU >= busyClient*float64(res.Client.MaxProcs)
 	p.PoolShort = p.Need*poolHeadroom > float64(conns)

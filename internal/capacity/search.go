@@ -84,7 +84,7 @@ type searcher struct {
 	each  func(Probe)
 	out   *Outcome
 	conns int     // the pool of the next probe
-	svc   float64 // the last response's mean service time, seconds; 0 = unknown
+	svc   float64 // the last passing probe's mean service time, seconds; 0 = none passed
 }
 
 // search grows the rate until a probe fails, then bisects.
@@ -125,23 +125,26 @@ func (s *searcher) search(ctx context.Context) error {
 	return nil
 }
 
-// probe runs rate, again with a larger pool while Little's law says the
-// pool was too small and the reruns send more. done is set when the
-// search must stop (Status set).
+// probe runs rate, again with a larger pool while the pool was what
+// held the probe back: it fell short of the rate while Little's law (on
+// the service time of the last passing probe, or of this one before any
+// passed) says it had too few connections, and each rerun sends more.
+// done is set when the search must stop (Status set).
 func (s *searcher) probe(ctx context.Context, rate int64) (pass, done bool, err error) {
 	s.conns = min(max(s.conns, s.pool(float64(rate)*s.svc)), MaxConns)
-	var last float64
+	conns, last := s.conns, 0.0
 	for try := 0; ; try++ {
-		p, err := s.run(ctx, rate, s.conns)
+		p, err := s.run(ctx, rate, conns)
 		if err != nil {
 			return false, true, err
 		}
-		if p.Need > 0 {
-			s.svc = p.Need / float64(rate)
+		need := p.Need
+		if s.svc > 0 {
+			need = float64(rate) * s.svc
 		}
-		grown := min(s.pool(p.Need), MaxConns)
-		p.Retried = !p.Pass && p.PoolShort && !p.ClientBusy && grown > s.conns && try < maxRetries &&
-			(try == 0 || p.Achieved > minGain*last) && ctx.Err() == nil
+		grown := min(s.pool(need), MaxConns)
+		p.Retried = !p.Pass && p.Achieved < MinAchieved*float64(rate) && need*poolHeadroom > float64(conns) &&
+			!p.ClientBusy && grown > conns && try < maxRetries && (try == 0 || p.Achieved > minGain*last) && ctx.Err() == nil
 		s.record(p)
 		switch {
 		case ctx.Err() != nil:
@@ -151,11 +154,12 @@ func (s *searcher) probe(ctx context.Context, rate int64) (pass, done bool, err 
 			s.out.Status = ClientBound
 			return false, true, nil
 		case p.Retried:
-			s.conns, last = grown, p.Achieved
+			conns, last = grown, p.Achieved
 			continue
 		}
-		if p.PoolShort {
-			s.conns = grown
+		if p.Pass && p.Need > 0 {
+			s.svc = p.Need / float64(rate)
+			s.conns = max(s.conns, conns)
 		}
 		return p.Pass, false, nil
 	}

@@ -74,7 +74,7 @@ func capacityChart(r *capacity.Report) (*plot.Plot, error) {
 	slices.SortStableFunc(probes, func(a, b capacity.Probe) int { return cmp.Compare(a.Rate, b.Rate) })
 	var all, failed plotter.XYs
 	lo, hi := float64(probes[0].Rate), float64(probes[len(probes)-1].Rate)
-	top := 0.0
+	top, bottom := 0.0, 0.0
 	for _, p := range probes {
 		if p.P99 <= 0 {
 			continue
@@ -85,6 +85,7 @@ func capacityChart(r *capacity.Report) (*plot.Plot, error) {
 			failed = append(failed, xy)
 		}
 		top = max(top, xy.Y)
+		bottom = min(cmp.Or(bottom, xy.Y), xy.Y)
 	}
 	pl := newPlot("Corrected p99 latency by offered rate", "offered rate (requests per second)", "p99 latency (ms, log scale)")
 	if err := addLines(pl, []series{{name: "p99 (from the intended send time)", xys: all, points: true}}); err != nil {
@@ -108,11 +109,11 @@ func capacityChart(r *capacity.Report) (*plot.Plot, error) {
 		l.Color, l.Width, l.Dashes = palette[(i+1)%len(palette)], 1.5, []vg.Length{4, 3}
 		pl.Add(l)
 		pl.Legend.Add("SLO "+r.SLOs[t.index], l)
-		top = max(top, v)
+		top, bottom = max(top, v), min(cmp.Or(bottom, v), v)
 	}
 	if len(all) > 0 {
 		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		pl.Y.Max = top * 3 // room for the legend
+		pl.Y.Min, pl.Y.Max = bottom/2, top*3 // a labelled power of ten below; room for the legend above
 	}
 	pl.X.Min = 0
 	if r.Capacity > 0 {
