@@ -157,6 +157,9 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		if err != nil {
 			return capacity.Probe{}, err
 		}
+		if res.Complete() == 0 && res.Counts.Dispatched > 0 && ctx.Err() == nil {
+			return capacity.Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, commonError(res.Counts.Errors))
+		}
 		return capacity.Judge(res, conns, slos), nil
 	}
 	n := 0
@@ -200,6 +203,18 @@ func probeRequests(rate int64, step time.Duration) int64 {
 // probeCap is a probe's time limit: the step time and half again (at
 // least a second), for a server that falls behind.
 func probeCap(step time.Duration) time.Duration { return step + max(step/2, time.Second) }
+
+// commonError is the most frequent failure message, or "every request
+// failed" when none was kept.
+func commonError(errs map[string]int64) string {
+	msg, n := "every request failed", int64(0)
+	for m, c := range errs {
+		if c > n || c == n && m < msg {
+			msg, n = m, c
+		}
+	}
+	return msg
+}
 
 // failCapacity prints err as one line and returns its exit code: 22 for
 // the command line's mistakes, 1 for the rest.
