@@ -74,7 +74,7 @@ func TestCapacityFindsLimited(t *testing.T) {
 	if !answerLine.MatchString(r.stdout) {
 		t.Errorf("no answer line in:\n%s", r.stdout)
 	}
-	lines := regexp.MustCompile(`(?m)^ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +\d+ +\d+  (pass|fail: .+|retried .+)$`).FindAllString(r.stdout, -1)
+	lines := regexp.MustCompile(`(?m)^ +\d+ +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +\d+ +\d+  (pass|fail: .+|rerun .+)$`).FindAllString(r.stdout, -1)
 	if len(lines) != len(rep.Probes) || len(rep.Probes) < 4 {
 		t.Errorf("%d probe lines for %d probes in the JSON:\n%s", len(lines), len(rep.Probes), r.stdout)
 	}

@@ -26,8 +26,8 @@ func Line(w io.Writer, n int, p Probe) error {
 // "retried with more connections: achieved 812 req/s".
 func (p *Probe) Verdict() string {
 	switch {
-	case p.Retried:
-		return "retried with more connections: " + p.Reason
+	case p.Retry != "":
+		return "rerun (" + p.Retry + "): " + p.Reason
 	case !p.Pass:
 		return "fail: " + p.Reason
 	}
@@ -59,8 +59,12 @@ func (o *Outcome) Answer(w io.Writer, slos []string) error {
 		conf = fmt.Sprintf("confidence: %s; lower --rate-min, or check the SLO against the server's latency at light load", plural(n, "probe"))
 	case ClientBound:
 		last := o.Probes[n-1]
-		a = fmt.Sprintf("capacity: not determined: at %s req/s gb used %.2f of its cores and the probe failed (%s), so the limit may be gb's, not the server's",
-			Group(last.Rate), last.ClientCPU, last.Reason)
+		why := fmt.Sprintf("gb used %.2f of its cores", last.ClientCPU)
+		if !last.ClientBusy {
+			why = fmt.Sprintf("gb sent late (lag p99 %s) though its pool sufficed", Millis(last.LagP99))
+		}
+		a = fmt.Sprintf("capacity: not determined: at %s req/s %s and the probe failed (%s), so the limit may be gb's, not the server's",
+			Group(last.Rate), why, last.Reason)
 		conf = "confidence: none; run gb from another machine or give it more cores (-G)"
 		if o.Capacity > 0 {
 			conf = fmt.Sprintf("confidence: the server sustained %s req/s (%s); run gb from another machine or give it more cores (-G)",
@@ -81,7 +85,7 @@ func (o *Outcome) Answer(w io.Writer, slos []string) error {
 // excluded), or an empty Probe.
 func (o *Outcome) probeAt(rate int64, pass bool) Probe {
 	for i := len(o.Probes) - 1; i >= 0; i-- {
-		if p := o.Probes[i]; p.Rate == rate && p.Pass == pass && !p.Retried {
+		if p := o.Probes[i]; p.Rate == rate && p.Pass == pass && p.Retry == "" {
 			return p
 		}
 	}

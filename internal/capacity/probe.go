@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
@@ -16,6 +17,9 @@ const (
 	// busyClient is the share of gb's cores above which gb itself may be
 	// the limit (report's self-bottleneck warning uses the same).
 	busyClient = 0.9
+	// MaxLag is the p99 of send lag above which a probe's latency is
+	// gb's as much as the server's (report's warning uses the same).
+	MaxLag = 5 * time.Millisecond
 	// poolHeadroom is how many connections a probe has per connection
 	// Little's law says it needs: the pool is too small below it.
 	poolHeadroom = 1.25
@@ -41,15 +45,28 @@ type Probe struct {
 	// with headroom: a failure may be the client's, not the server's.
 	PoolShort bool `json:"pool_short"`
 
-	// Retried is set when the search ran the rate again with a larger
-	// pool: this probe's failure was not counted.
-	Retried bool `json:"retried,omitempty"`
+	// LagP99 is the p99 of how late gb sent requests behind their
+	// schedule, µs; ClientLate is set when it is above MaxLag and above
+	// the service time's p99 while the pool sufficed: gb was starved of
+	// CPU, and its delay is in the corrected latency.
+	LagP99     int64 `json:"lag_p99_us"`
+	ClientLate bool  `json:"client_late"`
+
+	// Retry says why the search ran the rate again and did not count
+	// this probe's failure: RetryPool or RetryLate; "" = counted.
+	Retry string `json:"retry,omitempty"`
 
 	Pass   bool               `json:"pass"`
 	Reason string             `json:"reason,omitempty"` // why it failed, one phrase; "" when it passed
 	SLOs   []threshold.Result `json:"slos"`             // each SLO measured
 	Result *stats.Result      `json:"result,omitempty"` // the full run; nil in tests of the search
 }
+
+// Why a probe was run again (Probe.Retry).
+const (
+	RetryPool = "more connections" // the pool was too small for the rate
+	RetryLate = "gb ran late"      // gb's sends lagged while its pool sufficed
+)
 
 // SLOs parses the --slo expressions (threshold syntax). A latency SLO on
 // the total phase (the default) is judged on the corrected latency.
@@ -87,6 +104,17 @@ func Judge(res *stats.Result, conns int, slos []threshold.Threshold) Probe {
 	}
 	p.ClientBusy = res.Client.MaxProcs > 0 && p.ClientCPU >= busyClient*float64(res.Client.MaxProcs)
 	p.PoolShort = p.Need*poolHeadroom > float64(conns)
+	if d := res.Latency[stats.Lag]; d != nil && d.Count > 0 {
+		p.LagP99 = d.Percentile(99)
+	}
+	// A server that queues makes the service time grow (and, with it,
+	// Need); gb starved of CPU makes the sends late while the service
+	// time stays as it was.
+	var svcP99 int64
+	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
+		svcP99 = d.Percentile(99)
+	}
+	p.ClientLate = time.Duration(p.LagP99)*time.Microsecond > MaxLag && p.LagP99 > svcP99 && !p.PoolShort
 	p.SLOs = threshold.Evaluate(slos, res)
 	p.Reason = reason(&p)
 	p.Pass = p.Reason == ""

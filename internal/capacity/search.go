@@ -12,7 +12,7 @@ const (
 	DefaultPrecision = 0.05      // the bracket's width relative to the capacity
 	DefaultConns     = 16        // the first probe's pool when Config.Conns is 0
 	MaxConns         = 20000     // gb's most connections
-	maxRetries       = 3         // reruns of one rate with a larger pool
+	maxRetries       = 3         // reruns of one rate for each cause
 	minGain          = 1.02      // a rerun must send this much more than the last to earn another
 )
 
@@ -53,8 +53,7 @@ type Outcome struct {
 
 // Search runs probes until the capacity is bracketed within cfg's
 // precision, or a bound, gb's own saturation or ctx ends it. each, if not
-// nil, sees every probe as it ends (Retried set when the rate is run again
-// with a larger pool). Errors are run's, or a Config out of range.
+// nil, sees every probe as it ends (Retry set when the rate is run again). Errors are run's, or a Config out of range.
 func Search(ctx context.Context, cfg Config, run RunFunc, each func(Probe)) (*Outcome, error) {
 	if cfg.RateMin < 1 || cfg.RateMax < 0 || (cfg.RateMax > 0 && cfg.RateMax < cfg.RateMin) {
 		return nil, errors.New("capacity: want 1 <= RateMin <= RateMax")
@@ -125,14 +124,15 @@ func (s *searcher) search(ctx context.Context) error {
 	return nil
 }
 
-// probe runs rate, again with a larger pool while the pool was what
-// held the probe back: it fell short of the rate while Little's law (on
-// the service time of the last passing probe, or of this one before any
-// passed) says it had too few connections, and each rerun sends more.
-// done is set when the search must stop (Status set).
+// probe runs rate, and runs it again when its failure may be gb's:
+// with a larger pool while the pool held it back (it fell short of the
+// rate while Little's law, on the service time of the last passing probe
+// or of this one before any passed, says it had too few connections, and
+// each rerun sends more), or as it was when gb's sends ran late though
+// its pool sufficed. done is set when the search must stop (Status set).
 func (s *searcher) probe(ctx context.Context, rate int64) (pass, done bool, err error) {
 	s.conns = min(max(s.conns, s.pool(float64(rate)*s.svc)), MaxConns)
-	conns, last := s.conns, 0.0
+	conns, last, late := s.conns, 0.0, 0
 	for try := 0; ; try++ {
 		p, err := s.run(ctx, rate, conns)
 		if err != nil {
@@ -143,17 +143,26 @@ func (s *searcher) probe(ctx context.Context, rate int64) (pass, done bool, err 
 			need = float64(rate) * s.svc
 		}
 		grown := min(s.pool(need), MaxConns)
-		p.Retried = !p.Pass && p.Achieved < MinAchieved*float64(rate) && need*poolHeadroom > float64(conns) &&
-			!p.ClientBusy && grown > conns && try < maxRetries && (try == 0 || p.Achieved > minGain*last) && ctx.Err() == nil
+		switch {
+		case p.Pass || p.ClientBusy || ctx.Err() != nil:
+		case p.ClientLate && late < maxRetries:
+			p.Retry = RetryLate
+		case p.Achieved < MinAchieved*float64(rate) && need*poolHeadroom > float64(conns) && grown > conns &&
+			try-late < maxRetries && (last == 0 || p.Achieved > minGain*last):
+			p.Retry = RetryPool
+		}
 		s.record(p)
 		switch {
 		case ctx.Err() != nil:
 			s.out.Status = Interrupted
 			return false, true, nil
-		case !p.Pass && p.ClientBusy:
+		case !p.Pass && (p.ClientBusy || p.ClientLate && p.Retry == ""):
 			s.out.Status = ClientBound
 			return false, true, nil
-		case p.Retried:
+		case p.Retry == RetryLate:
+			late++
+			continue
+		case p.Retry == RetryPool:
 			conns, last = grown, p.Achieved
 			continue
 		}

@@ -16,7 +16,8 @@ import (
 // limit. A pool of c connections sends at most c/10ms.
 type fakeServer struct {
 	limit    int64
-	busyFrom int64 // rate from which gb's CPU is saturated; 0 = never
+	late     map[int64]int // rate: how many of its probes gb sends late
+	busyFrom int64         // rate from which gb's CPU is saturated; 0 = never
 	slo      threshold.Threshold
 	rates    []int64
 }
@@ -31,6 +32,10 @@ func (f *fakeServer) run(_ context.Context, rate int64, conns int) (Probe, error
 	}
 	if p.ClientBusy = f.busyFrom > 0 && rate >= f.busyFrom; p.ClientBusy {
 		p.Achieved = float64(f.busyFrom) // gb sends no faster
+	}
+	if f.late[rate] > 0 {
+		f.late[rate]--
+		p.ClientLate, p.LagP99, p.P99 = true, 200000, 210000
 	}
 	p.SLOs = []threshold.Result{{Threshold: f.slo, Measured: float64(p.P99), Known: true, Pass: float64(p.P99) < f.slo.Value}}
 	p.Reason = reason(&p)
@@ -85,7 +90,7 @@ func TestSearchGrowsThePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.Probes[0].Retried || o.Probes[1].Rate != 800 || o.Probes[1].Conns < 10 {
+	if o.Probes[0].Retry != RetryPool || o.Probes[1].Rate != 800 || o.Probes[1].Conns < 10 {
 		t.Errorf("first probes %+v, %+v: want 800/s rerun with a pool of at least 10", o.Probes[0], o.Probes[1])
 	}
 	if o.Status != Found || o.Capacity > 1234 || o.Failed <= 1234 {
@@ -94,7 +99,7 @@ func TestSearchGrowsThePool(t *testing.T) {
 	// Above the limit the server, not the pool, is short: one rerun
 	// shows it sends no more, and the rate fails.
 	for i, p := range o.Probes {
-		if p.Retried && i+1 < len(o.Probes) && o.Probes[i+1].Retried && o.Probes[i+1].Rate > 1234 {
+		if p.Retry != "" && i+1 < len(o.Probes) && o.Probes[i+1].Retry != "" && o.Probes[i+1].Rate > 1234 {
 			t.Errorf("probe %d: a saturated server was rerun twice", i+2)
 		}
 	}
@@ -136,6 +141,34 @@ func TestSearchStopsWhenGBIsSaturated(t *testing.T) {
 	var b bytes.Buffer
 	_ = o.Answer(&b, []string{"p99<20ms"})
 	if !strings.Contains(b.String(), "not determined") || !strings.Contains(b.String(), "sustained 1 600 req/s") {
+		t.Errorf("answer %q", b.String())
+	}
+}
+
+// TestSearchRerunsLateProbes: a probe that failed because gb sent late
+// runs again, uncounted; when gb stays late, the search stops.
+func TestSearchRerunsLateProbes(t *testing.T) {
+	f := newFake(t, 1234)
+	f.late = map[int64]int{400: 1}
+	o, err := Search(context.Background(), Config{RateMin: 100, Conns: 100}, f.run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := o.Probes[2]; p.Rate != 400 || p.Retry != RetryLate || o.Probes[3].Rate != 400 || !o.Probes[3].Pass {
+		t.Errorf("probes 3 and 4: %+v, %+v: want 400/s rerun, then passing", p, o.Probes[3])
+	}
+	if o.Status != Found || o.Capacity > 1234 || o.Failed <= 1234 {
+		t.Errorf("status %s, capacity %d, failed %d", o.Status, o.Capacity, o.Failed)
+	}
+	f = newFake(t, 1234)
+	f.late = map[int64]int{200: 100}
+	o, err = Search(context.Background(), Config{RateMin: 100, Conns: 100}, f.run, nil)
+	if err != nil || o.Status != ClientBound || o.Capacity != 100 || len(o.Probes) != 1+maxRetries+1 {
+		t.Fatalf("%v: status %s capacity %d after %d probes: want client-bound after %d reruns", err, o.Status, o.Capacity, len(o.Probes), maxRetries)
+	}
+	var b bytes.Buffer
+	_ = o.Answer(&b, []string{"p99<20ms"})
+	if !strings.Contains(b.String(), "at 200 req/s gb sent late (lag p99 200 ms) though its pool sufficed") {
 		t.Errorf("answer %q", b.String())
 	}
 }

@@ -16,7 +16,7 @@ func capacityFixture(status capacity.Status) *capacity.Report {
 		return capacity.Probe{Rate: rate, Conns: 40, Achieved: float64(rate), P50: 11000, P99: p99, Pass: pass, Reason: reason}
 	}
 	retried := probe(3200, 900000, false, "achieved 1 810 req/s")
-	retried.Retried = true
+	retried.Retry = capacity.RetryPool
 	return &capacity.Report{GBVersion: "0.1.0", Command: []string{"capacity", "--slo", "p99<50ms"},
 		URL: "http://127.0.0.1:1/<script>", SLOs: []string{"p99<50ms", "errors<1%"}, StepTime: 10 * time.Second, Warmup: 2 * time.Second,
 		Outcome: capacity.Outcome{Status: status, Capacity: 1800, Failed: 1850, Precision: 0.05, RateMin: 400, RateMax: 1e6,
@@ -38,7 +38,7 @@ func TestHTMLCapacityReport(t *testing.T) {
 		t.Errorf("the page refers to something outside it: %q", m)
 	}
 	for _, want := range []string{"1 800 req/s", "next probe 1 850 req/s failed: p99 250 ms", "a bracket of 2.8%",
-		"SLO p99&lt;50ms", "capacity: 1 800 req/s", "failed probe", "retried with more connections: achieved 1 810 req/s",
+		"SLO p99&lt;50ms", "capacity: 1 800 req/s", "failed probe", "rerun (more connections): achieved 1 810 req/s",
 		"http://127.0.0.1:1/&lt;script&gt;", "<svg"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
