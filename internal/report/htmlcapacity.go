@@ -21,8 +21,8 @@ import (
 
 // HTMLCapacityReport writes a capacity search (gb capacity) as one
 // self-contained HTML page, like HTMLReport's: the answer; a chart of the
-// corrected p99 against the offered rate (log scale) with each latency
-// SLO's line, the failing probes marked and the capacity drawn; and a
+// corrected p99 against the offered rate (log scale, reruns left out)
+// with each latency SLO's line, the failing probes marked and the capacity drawn; and a
 // table of the probes in the order they ran. A search without probes is
 // an error.
 func HTMLCapacityReport(w io.Writer, r *capacity.Report) error {
@@ -76,7 +76,7 @@ func capacityChart(r *capacity.Report) (*plot.Plot, error) {
 	lo, hi := float64(probes[0].Rate), float64(probes[len(probes)-1].Rate)
 	top, bottom := 0.0, 0.0
 	for _, p := range probes {
-		if p.P99 <= 0 {
+		if p.P99 <= 0 || p.Retry != "" { // a rerun's failure was gb's, not the server's
 			continue
 		}
 		xy := plotter.XY{X: float64(p.Rate), Y: float64(p.P99) / 1000}
