@@ -1,0 +1,17 @@
+// Package capacity searches for the highest request rate a server
+// sustains within an SLO: open-model probes at growing rates (doubling
+// from the lowest until one fails), then bisection of the bracket between
+// the highest passing and the lowest failing rate until it is narrower
+// than the precision asked for.
+//
+// A probe passes when every SLO holds (latency judged on the corrected
+// latency, measured from each request's intended send time), the achieved
+// rate is at least 99% of the target and no request was dropped. The
+// connection pool grows by Little's law when a probe needed more
+// connections than it had, so the client is not the limit; a failing
+// probe during which gb itself used its cores stops the search instead of
+// giving a wrong answer.
+//
+// Search holds the logic and takes the probe as a function, so that it
+// can be tested without a server; Judge turns a gb run into a Probe.
+package capacity

@@ -1,0 +1,28 @@
+package capacity
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Report is a search with what it asked: the form gb capacity writes with
+// --json and its HTML page reads. Latencies in Probes are µs, durations
+// ns.
+type Report struct {
+	GBVersion string        `json:"gb_version"`
+	Command   []string      `json:"command"` // argv with secrets redacted
+	URL       string        `json:"url"`
+	SLOs      []string      `json:"slos"` // the --slo expressions as given
+	StepTime  time.Duration `json:"step_time_ns"`
+	Warmup    time.Duration `json:"warmup_ns"`
+	Outcome
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
