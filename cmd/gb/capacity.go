@@ -180,7 +180,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	if err := writeAll([]reportFile{
 		{"--json", co.jsonFile, rep.WriteJSON},
 		{"--html", co.htmlFile, func(w io.Writer) error { return report.HTMLCapacityReport(w, rep) }},
-	}); err != nil {
+	}, stdout); err != nil {
 		fmt.Fprintf(stderr, "gb capacity: %v\n", err)
 		return exitFailure
 	}

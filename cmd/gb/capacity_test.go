@@ -13,6 +13,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // runCapacity runs gb capacity in this process and restores GOMAXPROCS,
@@ -48,7 +49,7 @@ var answerLine = regexp.MustCompile(`(?m)^capacity: [\d ]+ req/s at p99 [\d.]+ m
 // the precision, the answer and a line per probe are printed, and the
 // JSON and HTML hold every probe. Short steps: about 15 s in all.
 func TestCapacityFindsLimited(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	js, html := filepath.Join(dir, "cap.json"), filepath.Join(dir, "cap.html")
 	var r result
@@ -100,7 +101,7 @@ func TestCapacityFindsLimited(t *testing.T) {
 // TestCapacitySLOBelowService: an SLO tighter than the endpoint's own
 // 10 ms fails at the lowest rate: no capacity, exit 99.
 func TestCapacitySLOBelowService(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	r := runCapacity(t, "--slo", "p99<5ms", "--rate-min", "100", "--step-time", "500ms", "--warmup", "200ms",
 		srv.URL()+"/limited?d=10ms&max=20")
 	if r.code != exitThresholds {
@@ -114,7 +115,7 @@ func TestCapacitySLOBelowService(t *testing.T) {
 // TestCapacityAboveMax: when even --rate-max holds, the answer is a lower
 // bound and the exit is 0.
 func TestCapacityAboveMax(t *testing.T) {
-	srv := startServer(t, testserver.Options{})
+	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "cap.json")
 	r := runCapacity(t, "--slo", "p99<200ms", "--slo", "errors=0", "--rate-min", "100", "--rate-max", "300",
 		"--step-time", "1s", "--warmup", "200ms", "--json", js, srv.URL()+"/limited?d=10ms&max=20")

@@ -1,15 +1,21 @@
 // Command gb is an HTTP benchmark tool with Apache Bench's command line and
-// report on a multi-core HTTP/1.1 engine that measures with HdrHistogram.
+// report, a shell over package gb (github.com/gb-bench/gb).
 //
 //	gb [options] [http[s]://]hostname[:port]/path   benchmark, as ab
 //	gb ramp [step options] [options] URL             step the load up, find the saturation point
+//	gb capacity --slo EXPR [options] URL             the highest rate within an SLO
+//	gb report [options] FILE.json                    render a saved result again
+//	gb compare OLD.json NEW.json ...                 did the change help? (significance, profile diff)
+//	gb merge SHARD.json ...                          merge the shards of one load
+//	gb k8s job --parallelism N [options] URL         an Indexed Job running the shards
 //	gb demo                                          benchmark gb's built-in server
 //	gb serve [--addr 127.0.0.1:8080] [--tls]         run the built-in server
-//	gb version                                       print the version
+//	gb help [command], gb version
 //
-// Exit codes: 0 the run completed (failed requests included, as ab);
-// 1 a runtime failure or an interrupted run; 22 a usage error (as ab).
-// README.md is the manual.
+// Exit codes: 0 the run completed and got responses (failed requests
+// included, as ab); 1 a runtime failure, no response at all, or an
+// interrupted run; 22 a usage error (as ab); 99 a threshold, SLO or
+// regression gate failed (as k6). README.md is the manual.
 package main
 
 import (
@@ -53,9 +59,10 @@ var commands = map[string]command{
 		return compareCmd(args, stdout, stderr)
 	},
 		func(w io.Writer) { fmt.Fprint(w, compareUsage) }},
-	"report": {reportCmd, func(w io.Writer) { fmt.Fprint(w, reportUsage) }},
-	"merge":  {mergeCmd, func(w io.Writer) { fmt.Fprint(w, mergeUsage) }},
-	"k8s":    {k8sCmd, func(w io.Writer) { fmt.Fprint(w, k8sUsage) }},
+	"report":   {reportCmd, func(w io.Writer) { fmt.Fprint(w, reportUsage) }},
+	"merge":    {mergeCmd, func(w io.Writer) { fmt.Fprint(w, mergeUsage) }},
+	"capacity": {capacityCmd, func(w io.Writer) { fmt.Fprint(w, capacityUsage) }},
+	"k8s":      {k8sCmd, func(w io.Writer) { fmt.Fprint(w, k8sUsage) }},
 	"version": {func(_ []string, stdout, _ io.Writer, _ <-chan os.Signal) int {
 		fmt.Fprintf(stdout, "gb %s\n", gb.Version)
 		return exitOK
@@ -104,7 +111,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		c.usage(stdout)
 		return exitOK
 	}
-	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: compare, demo, k8s, merge, ramp, report, serve, version)", args[0]))
+	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: capacity, compare, demo, k8s, merge, ramp, report, serve, version)", args[0]))
 }
 
 // commandLike reports whether a first argument is meant as a command, not
@@ -117,7 +124,7 @@ func commandLike(a string) (string, bool) {
 		}
 	}
 	switch a {
-	case "bench", "run", "capacity":
+	case "bench", "run", "live", "h2":
 		return "", true
 	}
 	best, dist := "", 3

@@ -25,6 +25,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "    gb ramp         Step the load up and find the saturation point (gb ramp -h)\n")
 	fmt.Fprintf(w, "    gb demo         Benchmark gb's built-in server for a few seconds\n")
 	fmt.Fprintf(w, "    gb serve        Run the built-in target server (gb serve -h)\n")
+	fmt.Fprintf(w, "    gb capacity     Find the highest request rate the server sustains within an SLO\n")
 	fmt.Fprintf(w, "    gb report       Render a saved --json result again (text, HTML, .hgrm, -e, JSON)\n")
 	fmt.Fprintf(w, "    gb compare      Compare saved runs: deltas, significance, profile diff\n")
 	fmt.Fprintf(w, "    gb merge        Merge the results of shards (--shard I/N) into one, losslessly\n")
