@@ -268,7 +268,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 	return stats.Result{
 		Version:   stats.FormatVersion,
 		GBVersion: Version,
-		Command:   o.command,
+		Command:   append([]string{}, o.command...), // [] rather than null without WithCommand
 		Target: stats.Target{
 			URL:            t.url.Redacted(),
 			Method:         cfg.method(),
