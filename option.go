@@ -35,6 +35,7 @@ type Progress struct {
 	Retries   int64          // keep-alive close races retried on a new connection
 	Late      int64          // rate mode: requests sent more than stats.LateAfter after their time
 	ConnsOpen int64          // connections open (opened minus closed, as of the last ended request)
+	P50, P99  time.Duration  // total latency in a recently closed interval of the series (--interval, about two old); 0 until one closed
 }
 
 // WithProgress calls f every interval (0 = 100 ms) while the load runs,

@@ -12,7 +12,9 @@ import (
 
 // live draws the panel on a terminal while the load runs. The bubbletea
 // program reads no input and installs no signal handler: Ctrl-C stays
-// gb's (runSignalled), and the panel is removed when the run ends.
+// gb's (runSignalled). It draws on the terminal's alternate screen, so
+// leaving it removes the panel whole, whatever the terminal echoed (^C)
+// meanwhile, and the screen shows the banner and then the report.
 type live struct {
 	prog  *tea.Program
 	ended chan struct{} // closed when the program has returned
@@ -23,7 +25,7 @@ type live struct {
 func newLive(w io.Writer, limits liveLimits) *live {
 	l := &live{ended: make(chan struct{})}
 	l.prog = tea.NewProgram(liveModel{panel: panel{limits: limits}},
-		tea.WithOutput(w), tea.WithInput(nil), tea.WithoutSignalHandler(), tea.WithoutCatchPanics())
+		tea.WithOutput(w), tea.WithInput(nil), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(), tea.WithAltScreen())
 	go func() {
 		defer close(l.ended)
 		_, _ = l.prog.Run()

@@ -62,9 +62,10 @@ func (p *tmuxPane) await(limit time.Duration, ok func(string) bool) (string, boo
 }
 
 var (
-	panelFailed = regexp.MustCompile(`(?m)^ok [1-9]\d*  non-2xx [1-9]\d*  failed [1-9]\d* \(timeout`)
-	panelRate   = regexp.MustCompile(`(?m)^req/s [1-9]\d*  \(avg `)
-	panelLines  = regexp.MustCompile(`(?m)^(elapsed |req/s |gb cpu |connections )`)
+	panelFailed  = regexp.MustCompile(`(?m)^ok [1-9]\d*  non-2xx [1-9]\d*  failed [1-9]\d* \(timeout`)
+	panelRate    = regexp.MustCompile(`(?m)^req/s [1-9]\d*  \(avg `)
+	panelLatency = regexp.MustCompile(`(?m)^latency p50 \d+(\.\d)?(µs|ms)  p99 `)
+	panelLines   = regexp.MustCompile(`(elapsed \d|req/s \d|latency p50 |gb cpu \d|connections \d+ open)`)
 )
 
 // liveURL answers 10% 503 and makes 5% of the requests outlast -s 1.
@@ -78,15 +79,19 @@ func liveURL(t *testing.T) string {
 // report and no panel.
 func TestLivePanelInTmux(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 4 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 6 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
 	s, ok := p.await(4*time.Second, func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) })
 	if !ok {
 		t.Fatalf("no panel with failures and a current req/s during the run:\n%s", s)
 	}
-	for _, field := range []string{"elapsed ", " / 4.0s", "ETA ", "connections ", "gb cpu "} {
+	for _, field := range []string{"elapsed ", " / 6.0s", "ETA ", "connections ", "gb cpu "} {
 		if !strings.Contains(s, field) {
 			t.Errorf("panel lacks %q:\n%s", field, s)
 		}
+	}
+	// A closed interval of the 1 s series comes two to three seconds in.
+	if s, ok := p.await(5*time.Second, panelLatency.MatchString); !ok {
+		t.Errorf("no latency of a closed interval during the run:\n%s", s)
 	}
 	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
 	if !ok {

@@ -51,7 +51,7 @@ func (p panel) View() string {
 	if w <= 0 {
 		w = 80
 	}
-	lines := []string{p.timeLine(w), p.rateLine(w), p.outcomeLine(), p.connLine()}
+	lines := []string{p.timeLine(w), p.rateLine(w), p.latencyLine(), p.outcomeLine(), p.connLine()}
 	if p.limits.Rate > 0 {
 		lines = append(lines, p.scheduleLine())
 	}
@@ -143,6 +143,26 @@ func sparkline(vs []float64) string {
 		b.WriteRune(blocks[i])
 	}
 	return b.String()
+}
+
+// latencyLine is p50 and p99 of a recently closed interval.
+func (p panel) latencyLine() string {
+	s := p.snap
+	if s.P99 <= 0 {
+		return labelStyle.Render("latency") + " p50 -  p99 -  (after the first intervals)"
+	}
+	return fmt.Sprintf("%s p50 %s  p99 %s  (a closed interval)", labelStyle.Render("latency"), latency(s.P50), latency(s.P99))
+}
+
+// latency is d in µs, ms or s, three digits or so.
+func latency(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
 // outcomeLine counts the outcomes: ok, non-2xx, failed with its two

@@ -20,7 +20,7 @@ func fixedSnap() panel {
 		limits: liveLimits{Duration: 10 * time.Second, Rate: 1000, Cores: 2},
 		snap: liveSnap{
 			Progress: gb.Progress{Done: 2500, Elapsed: 2500 * time.Millisecond, OK: 2400, Non2xx: 90, Failed: 10,
-				Outcomes: out, Retries: 2, Late: 40, ConnsOpen: 12},
+				Outcomes: out, Retries: 2, Late: 40, ConnsOpen: 12, P50: 6100 * time.Microsecond, P99: 1500 * time.Millisecond},
 			RecentRate: 980, History: []float64{1000, 500}, CPU: 0.95,
 		},
 	}
@@ -30,6 +30,7 @@ func TestPanelView80(t *testing.T) {
 	want := strings.Join([]string{
 		"elapsed 2.5s / 10.0s  2500 req  [███████░░░░░░░░░░░░░░░░░░░░░░░]  25%  ETA 7.5s",
 		"req/s 980  (avg 1000)  █▅",
+		"latency p50 6.1ms  p99 1.50s  (a closed interval)",
 		"ok 2400  non-2xx 90  failed 10 (timeout.ttfb 7, connect 3)  retries 2",
 		"connections 12 open",
 		"rate target 1000/s  achieved 980/s  late 40  dropped 0",

@@ -147,6 +147,9 @@ type Progress struct {
 	Done    int64         // requests ended so far, any outcome (warmup excluded)
 	Elapsed time.Duration // since the measured load started
 	stats.LiveCounts
+	// P50 and P99 are the total latency's in a recently closed interval of
+	// the time series (stats.ClosedLatency); 0 until one closed.
+	P50, P99 time.Duration
 }
 
 // Snapshot returns the run's counters so far. Safe for concurrent use
@@ -156,6 +159,9 @@ func (r *Run) Snapshot() Progress {
 	for _, w := range r.workers {
 		p.Done += w.main.Done()
 		w.main.AddLive(&p.LiveCounts)
+	}
+	if p50, p99, ok := stats.ClosedLatency(r.shards); ok {
+		p.P50, p.P99 = time.Duration(p50)*time.Microsecond, time.Duration(p99)*time.Microsecond
 	}
 	return p
 }
