@@ -79,18 +79,18 @@ func liveURL(t *testing.T) string {
 // report and no panel.
 func TestLivePanelInTmux(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 6 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 8 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
 	s, ok := p.await(4*time.Second, func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) })
 	if !ok {
 		t.Fatalf("no panel with failures and a current req/s during the run:\n%s", s)
 	}
-	for _, field := range []string{"elapsed ", " / 6.0s", "ETA ", "connections ", "gb cpu "} {
+	for _, field := range []string{"elapsed ", " / 8.0s", "ETA ", "connections ", "gb cpu "} {
 		if !strings.Contains(s, field) {
 			t.Errorf("panel lacks %q:\n%s", field, s)
 		}
 	}
-	// A closed interval of the 1 s series comes two to three seconds in.
-	if s, ok := p.await(5*time.Second, panelLatency.MatchString); !ok {
+	// A closed interval of the 1 s series comes three to four seconds in.
+	if s, ok := p.await(7*time.Second, panelLatency.MatchString); !ok {
 		t.Errorf("no latency of a closed interval during the run:\n%s", s)
 	}
 	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
