@@ -26,8 +26,16 @@ type options struct {
 // counters (never from their histograms, so taking it costs the hot path
 // nothing).
 type Progress struct {
-	Done    int64         // requests ended so far, any outcome
-	Elapsed time.Duration // since the load started
+	Done      int64          // requests ended so far, any outcome
+	Elapsed   time.Duration  // since the load started
+	OK        int64          // ended with a 2xx response (outcome ok)
+	Non2xx    int64          // ended with another final status
+	Failed    int64          // Σfailed.*: no complete response (connect, read, timeout ...)
+	Outcomes  stats.Outcomes // every outcome's count, for failures by class
+	Retries   int64          // keep-alive close races retried on a new connection
+	Late      int64          // rate mode: requests sent more than stats.LateAfter after their time
+	ConnsOpen int64          // connections open (opened minus closed, as of the last ended request)
+	P50, P99  time.Duration  // total latency in a recently closed interval of the series (--interval, about two old); 0 until one closed
 }
 
 // WithProgress calls f every interval (0 = 100 ms) while the load runs,

@@ -255,8 +255,10 @@ func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
 	}
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
-		lc.Progress = func(done int64, elapsed time.Duration) {
-			o.progress(Progress{Done: done, Elapsed: elapsed})
+		lc.Progress = func(s load.Progress) {
+			o.progress(Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
+				Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
+				Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99})
 		}
 	}
 	return lc

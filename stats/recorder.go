@@ -137,7 +137,7 @@ type Recorder struct {
 	shard    *Shard
 	samples  []Sample // nil unless keepSamples
 	keep     bool
-	done     atomic.Int64
+	live     Live // mirrors of the counters above for AddLive and Done, written at End
 
 	// The time series (StartSeries). Without one, every request is in
 	// interval 0 and ivEnd is never reached.
@@ -204,13 +204,59 @@ func (r *Recorder) StartSeries(every time.Duration, start time.Time) {
 
 // Done returns the number of requests this recorder has ended so far.
 // Safe for concurrent use.
-func (r *Recorder) Done() int64 { return r.done.Load() }
+func (r *Recorder) Done() int64 {
+	var n int64
+	for i := range r.live.outcomes {
+		n += r.live.outcomes[i].Load()
+	}
+	return n
+}
 
 // End records a request's terminal outcome. Call it exactly once per
 // dispatched request, after Response for ok and non2xx.
 func (r *Recorder) End(o Outcome) {
 	r.Outcomes[o]++
-	r.done.Store(r.done.Load() + 1)
+	r.live.outcomes[o].Store(r.Outcomes[o])
+	// The rest change rarely: a load is a plain read, a store a barrier.
+	if r.live.retries.Load() != r.Retries {
+		r.live.retries.Store(r.Retries)
+	}
+	if r.live.late.Load() != r.Late {
+		r.live.late.Store(r.Late)
+	}
+	if c := r.ConnsOpened - r.ConnsClosed; r.live.conns.Load() != c {
+		r.live.conns.Store(c)
+	}
+}
+
+// Live holds a recorder's counters as atomics, for a progress display
+// reading them while the worker runs. Only the recorder's worker writes
+// them (one atomic store per End, more only when a rare counter changed);
+// the zero value is all zero.
+type Live struct {
+	outcomes [NumOutcomes]atomic.Int64
+	retries  atomic.Int64
+	late     atomic.Int64
+	conns    atomic.Int64
+}
+
+// LiveCounts is a sum of recorders' counters as of their last End.
+type LiveCounts struct {
+	Outcomes  Outcomes // requests ended, by outcome
+	Retries   int64    // keep-alive close races retried on a new connection
+	Late      int64    // rate mode: requests sent more than LateAfter late
+	ConnsOpen int64    // connections opened minus closed by the requests ended
+}
+
+// AddLive adds r's live counters to c. Safe for concurrent use with the
+// recorder's worker; costs the worker nothing.
+func (r *Recorder) AddLive(c *LiveCounts) {
+	for i := range c.Outcomes {
+		c.Outcomes[i] += r.live.outcomes[i].Load()
+	}
+	c.Retries += r.live.retries.Load()
+	c.Late += r.live.late.Load()
+	c.ConnsOpen += r.live.conns.Load()
 }
 
 // EndAt is End for a request that ended at at, in ns since the run's start

@@ -154,3 +154,45 @@ func TestSeriesWithoutRunTimes(t *testing.T) {
 		t.Errorf("series %+v", s)
 	}
 }
+
+// TestClosedLatencyAndLive: while one recorder runs through four
+// seconds, ClosedLatency answers nothing until the shard has handed over
+// two intervals, then the percentiles of the older; AddLive counts every
+// ended request by outcome.
+func TestClosedLatencyAndLive(t *testing.T) {
+	start := time.Unix(1795269090, 0)
+	shards := NewShards(1)
+	r := NewRecorder(shards[0], false, false, 0)
+	r.StartSeries(time.Second, start)
+	end := func(total, at int64) {
+		tm := Timing{Total: total}
+		r.Response(&tm, 0)
+		r.Status(200)
+		r.EndAt(OK, at*int64(time.Millisecond))
+		r.Flush()
+	}
+	for i := range int64(100) { // second 0: 1..100 ms
+		end(1000*(i+1), 5*i)
+	}
+	end(50_000, 1500) // second 1
+	if _, _, ok := ClosedLatency(shards); ok {
+		t.Fatal("a closed interval before any was handed over")
+	}
+	end(60_000, 2500) // second 2: second 0 is handed over
+	if _, _, ok := ClosedLatency(shards); ok {
+		t.Fatal("an answer with one interval handed over")
+	}
+	end(70_000, 3500) // second 3: second 1 too, the newest handed over
+	// The newest handed over is second 1; the answer is second 0's, where
+	// the samples are 1..100 ms (within the histogram's 0.1%).
+	p50, p99, ok := ClosedLatency(shards)
+	if !ok || p50 < 50_000 || p50 > 50_050 || p99 < 99_000 || p99 > 99_100 {
+		t.Errorf("closed latency p50 %d p99 %d ok %v; want second 0's, about 50000 and 99000 µs", p50, p99, ok)
+	}
+	r.EndAt(FailReset, 3600*int64(time.Millisecond))
+	var c LiveCounts
+	r.AddLive(&c)
+	if c.Outcomes[OK] != 103 || c.Outcomes[FailReset] != 1 || r.Done() != 104 {
+		t.Errorf("live ok %d reset %d done %d, want 103, 1, 104", c.Outcomes[OK], c.Outcomes[FailReset], r.Done())
+	}
+}

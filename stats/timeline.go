@@ -75,6 +75,7 @@ type timeline struct {
 	keep   bool // some recorder keeps a series: store each interval
 	points map[int64]*timePoint
 	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
+	newest int64                                    // the newest interval a shard handed over; 0 = none
 }
 
 // timePoint is one interval of the run, all shards summed.
@@ -88,6 +89,7 @@ type timePoint struct {
 func (t *timeline) merge(iv *interval) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.newest = max(t.newest, iv.idx)
 	p := t.point(iv.idx)
 	if p != nil {
 		for i := range p.out {
@@ -226,4 +228,25 @@ func (pt *Point) fill(tp *timePoint) {
 			pt.Corrected = d
 		}
 	}
+}
+
+// ClosedLatency returns the total latency's p50 and p99 (µs) in the
+// interval before the newest one the run's shards have handed over: an
+// interval that every busy shard has closed, about two intervals old.
+// ok is false until there is one. For a live display, from one goroutine
+// a few times a second: it takes the timeline's lock (never a recorder's),
+// and does not touch the histograms the recorders write.
+func ClosedLatency(shards []*Shard) (p50, p99 int64, ok bool) {
+	if len(shards) == 0 {
+		return 0, 0, false
+	}
+	t := shards[0].tl
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tp := t.points[t.newest-1]
+	if t.newest == 0 || tp == nil || tp.hist[0] == nil || tp.hist[0].TotalCount() == 0 {
+		return 0, 0, false
+	}
+	d := Dist{Exact: tp.exact[0], packed: tp.hist[0]}
+	return d.Percentile(50), d.Percentile(99), true
 }

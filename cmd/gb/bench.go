@@ -158,6 +158,7 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	}
 	runs, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
+		prog.stop()
 		return fail(stderr, err)
 	}
 	res := runs[len(runs)-1]

@@ -29,6 +29,7 @@ type options struct {
 	version, help                   bool          // -V, -h
 	noPercentiles, noConfidence     bool          // -d, -S
 	quiet                           bool          // -q
+	live                            string        // --live: auto (""), on or off
 	recvErrors                      bool          // -r (gb never exits on receive errors)
 	gnuplotFile, csvFile, jsonFile  string        // -g, -e, --json
 	htmlFile, hgrmFile, hlogFile    string        // --html, --hgrm, --hlog
@@ -130,6 +131,14 @@ var abSpecs = []flagSpec{
 			return nil
 		}
 		return errors.New("want auto, loop or goroutine")
+	}),
+	opt(0, "live", "when", "Live panel on stderr while the load runs: auto (default: when\nstderr is a terminal), on or off (ab's progress lines)", func(o *options, v string) error {
+		switch v {
+		case "auto", "on", "off":
+			o.live = v
+			return nil
+		}
+		return errors.New("want auto, on or off")
 	}),
 	opt(0, "connect-timeout", "seconds", "Deadline to connect (and handshake); default -s", durationFlag(func(o *options) *time.Duration { return &o.cfg.ConnectTimeout })),
 	opt(0, "first-byte-timeout", "seconds", "Deadline from the request written to the first response byte", durationFlag(func(o *options) *time.Duration { return &o.cfg.FirstByteTimeout })),

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"time"
 
 	"golang.org/x/term"
 
@@ -11,12 +13,15 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// progress prints ab's "Completed N requests" lines on stderr, or a live
-// status line when stderr is a terminal. It is driven by load's progress
-// callback, from one goroutine.
+// progress prints ab's "Completed N requests" lines on stderr, or on a
+// terminal the live panel (--live=off: one status line). It is driven by
+// the run's progress callback, from one goroutine.
 type progress struct {
 	on    bool  // ab prints progress: not -q and more than 150 requests (or -t)
 	tty   bool  // stderr is a terminal: one live line instead of ab's lines
+	panel bool  // draw the live panel (--live=on, or auto on a terminal)
+	live  *live // the panel, from the first update to finish
+	limit liveLimits
 	every int64 // ab's heartbeat: requests/10, at least 100
 	next  int64 // the next heartbeat to print
 	total int64 // the request budget; 0 with -t alone
@@ -38,11 +43,36 @@ func newProgress(o *options, w io.Writer) *progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty = true
 	}
+	p.panel = p.on && (o.live == "on" || o.live != "off" && p.tty)
+	p.limit = liveLimits{Requests: total, Duration: o.cfg.Duration, Rate: perSecond(o.cfg.Rate)}
 	return p
 }
 
+// perSecond is r's target in requests per second; 0 for a closed loop.
+func perSecond(r gb.Rate) float64 {
+	if r.Freq <= 0 {
+		return 0
+	}
+	per := r.Per
+	if per <= 0 {
+		per = time.Second
+	}
+	return float64(r.Freq) / per.Seconds()
+}
+
+// cores is how many cores gb may use: its CPU share is of these.
+func cores() int { return runtime.GOMAXPROCS(0) }
+
 // update is the run's progress callback, set only when p.on.
 func (p *progress) update(s gb.Progress) {
+	if p.panel {
+		if p.live == nil {
+			p.limit.Cores = cores()
+			p.live = newLive(p.w, p.limit)
+		}
+		p.live.update(s)
+		return
+	}
 	done, elapsed := s.Done, s.Elapsed
 	if p.tty {
 		rate := float64(done) / max(elapsed.Seconds(), 1e-9)
@@ -64,10 +94,19 @@ func (p *progress) finish(res *stats.Result) {
 	if !p.on {
 		return
 	}
-	if p.tty {
+	p.stop()
+	if p.tty && !p.panel {
 		fmt.Fprint(p.w, "\r\x1b[2K")
 	}
 	if res.StoppedBy != stats.StopSignal {
 		fmt.Fprintf(p.w, "Finished %d requests\n", res.Complete())
+	}
+}
+
+// stop removes the live panel, if one is drawn; safe to call again.
+func (p *progress) stop() {
+	if p.live != nil {
+		p.live.stop()
+		p.live = nil
 	}
 }

@@ -36,9 +36,9 @@ type Config struct {
 	// failures happen before any connection succeeds; 0 = 10, as ab.
 	MaxConnectFailures int
 	// Progress, when set, is called from one goroutine every
-	// ProgressInterval (0 = 100 ms) with the number of requests ended so
-	// far, and once more after the workers stopped.
-	Progress         func(done int64, elapsed time.Duration)
+	// ProgressInterval (0 = 100 ms) with a snapshot of the workers'
+	// counters, and once more after the workers stopped.
+	Progress         func(Progress)
 	ProgressInterval time.Duration
 	// Observe, when set, is called by each worker after every request
 	// (ab's -v 3 and 4). It must be safe for concurrent use; it costs the
@@ -139,6 +139,31 @@ func (r *Run) Done() int64 {
 		n += w.main.Done()
 	}
 	return n
+}
+
+// Progress is a snapshot of a running load, read from the workers'
+// atomics (never from a histogram or under a lock).
+type Progress struct {
+	Done    int64         // requests ended so far, any outcome (warmup excluded)
+	Elapsed time.Duration // since the measured load started
+	stats.LiveCounts
+	// P50 and P99 are the total latency's in a recently closed interval of
+	// the time series (stats.ClosedLatency); 0 until one closed.
+	P50, P99 time.Duration
+}
+
+// Snapshot returns the run's counters so far. Safe for concurrent use
+// once Run has started the workers.
+func (r *Run) Snapshot() Progress {
+	p := Progress{Elapsed: time.Since(r.start)}
+	for _, w := range r.workers {
+		p.Done += w.main.Done()
+		w.main.AddLive(&p.LiveCounts)
+	}
+	if p50, p99, ok := stats.ClosedLatency(r.shards); ok {
+		p.P50, p.P99 = time.Duration(p50)*time.Microsecond, time.Duration(p99)*time.Microsecond
+	}
+	return p
 }
 
 // Stop ends the run early for reason (stats.StopSignal, stats.StopTime or
@@ -283,9 +308,9 @@ func (r *Run) progress(done <-chan struct{}) {
 	for {
 		select {
 		case <-t.C:
-			r.cfg.Progress(r.Done(), time.Since(r.start))
+			r.cfg.Progress(r.Snapshot())
 		case <-done:
-			r.cfg.Progress(r.Done(), time.Since(r.start))
+			r.cfg.Progress(r.Snapshot())
 			return
 		}
 	}

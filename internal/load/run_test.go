@@ -165,14 +165,14 @@ func TestNothingConnectsStopsRun(t *testing.T) {
 
 func TestProgressAndObserve(t *testing.T) {
 	var calls, observed atomic.Int64
-	var last atomic.Int64
+	var last Progress // Run calls Progress from its own goroutine
 	mustRun(t, Config{Concurrency: 2, Requests: 20,
 		NewConn:  newFake(&calls, fakeConn{outcome: stats.OK}),
-		Progress: func(done int64, _ time.Duration) { last.Store(done) },
+		Progress: func(p Progress) { last = p },
 		Observe:  func(*Exchange, stats.Outcome) { observed.Add(1) },
 	}, context.Background())
-	if last.Load() != 20 || observed.Load() != 20 {
-		t.Errorf("final progress %d, observed %d; want 20 and 20", last.Load(), observed.Load())
+	if last.Done != 20 || last.Outcomes[stats.OK] != 20 || observed.Load() != 20 {
+		t.Errorf("final progress %d (ok %d), observed %d; want 20, 20 and 20", last.Done, last.Outcomes[stats.OK], observed.Load())
 	}
 }
 

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
+)
+
+// tmuxPane runs a command in a detached 80x30 tmux session on a tmux
+// server of its own, and reads its screen.
+type tmuxPane struct {
+	t      *testing.T
+	socket string
+}
+
+// startTmux runs shell command cmd in a new pane; it skips the test when
+// tmux is missing, unless GB_REQUIRE_TMUX=1.
+func startTmux(t *testing.T, cmd string) *tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("GB_REQUIRE_TMUX") == "1" {
+			t.Fatal("tmux is required (GB_REQUIRE_TMUX=1) but not installed")
+		}
+		t.Skip("tmux is not installed")
+	}
+	p := &tmuxPane{t: t, socket: fmt.Sprintf("gb-live-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	p.tmux("new-session", "-d", "-s", "gb", "-x", "80", "-y", "30", cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	return p
+}
+
+func (p *tmuxPane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is the pane's text, its scrollback included.
+func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "gb") }
+
+// await polls the screen until ok accepts it, for at most limit, and
+// returns the last screen read.
+func (p *tmuxPane) await(limit time.Duration, ok func(string) bool) (string, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		s := p.screen()
+		if ok(s) || time.Now().After(deadline) {
+			return s, ok(s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var (
+	panelFailed  = regexp.MustCompile(`(?m)^ok [1-9]\d*  non-2xx [1-9]\d*  failed [1-9]\d* \(timeout`)
+	panelRate    = regexp.MustCompile(`(?m)^req/s [1-9]\d*  \(avg `)
+	panelLatency = regexp.MustCompile(`(?m)^latency p50 \d+(\.\d)?(µs|ms)  p99 `)
+	panelLines   = regexp.MustCompile(`(elapsed \d|req/s \d|latency p50 |gb cpu \d|connections \d+ open)`)
+)
+
+// liveURL answers 10% 503 and makes 5% of the requests outlast -s 1.
+func liveURL(t *testing.T) string {
+	srv := testsupport.Server(t, testserver.Options{})
+	return srv.URL() + "/ok?status=200:90,503:10&delay=5ms:95,2000ms:5"
+}
+
+// TestLivePanelInTmux runs gb on a terminal: during the run the pane
+// shows the panel with a current req/s and the failures; after it, the
+// report and no panel.
+func TestLivePanelInTmux(t *testing.T) {
+	skipUnderRace(t)
+	p := startTmux(t, fmt.Sprintf("%s -t 8 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
+	s, ok := p.await(4*time.Second, func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) })
+	if !ok {
+		t.Fatalf("no panel with failures and a current req/s during the run:\n%s", s)
+	}
+	for _, field := range []string{"elapsed ", " / 8.0s", "ETA ", "connections ", "gb cpu "} {
+		if !strings.Contains(s, field) {
+			t.Errorf("panel lacks %q:\n%s", field, s)
+		}
+	}
+	// A closed interval of the 1 s series comes three to four seconds in.
+	if s, ok := p.await(7*time.Second, panelLatency.MatchString); !ok {
+		t.Errorf("no latency of a closed interval during the run:\n%s", s)
+	}
+	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
+	if !ok {
+		t.Fatalf("no report after the run:\n%s", s)
+	}
+	if panelLines.MatchString(s) || !strings.Contains(s, "Finished ") {
+		t.Errorf("after the run, want the report, ab's Finished line and no panel:\n%s", s)
+	}
+}
+
+// TestLivePanelCtrlC interrupts a run showing the panel with Ctrl-C: gb
+// still prints the full report, and the panel is gone.
+func TestLivePanelCtrlC(t *testing.T) {
+	skipUnderRace(t)
+	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; sleep 60", gbBin, liveURL(t)))
+	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
+		t.Fatalf("no panel during the run:\n%s", s)
+	}
+	p.tmux("send-keys", "-t", "gb", "C-c")
+	s, ok := p.await(10*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
+	if !ok {
+		t.Fatalf("no report after Ctrl-C:\n%s", s)
+	}
+	if panelLines.MatchString(s) || strings.Contains(s, "Finished ") || !strings.Contains(s, "Percentage of the requests") {
+		t.Errorf("after Ctrl-C, want the full report, no Finished line and no panel:\n%s", s)
+	}
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/stats"
+)
+
+// busyShare is the share of gb's cores above which gb itself may be the
+// limit (the report's self-bottleneck warning uses the same).
+const busyShare = 0.9
+
+// liveLimits is what a run was asked for: the panel's denominators.
+type liveLimits struct {
+	Requests int64         // request budget; 0 = none (time-bound)
+	Duration time.Duration // time limit; 0 = none
+	Rate     float64       // target requests per second; 0 = closed loop
+	Cores    int           // GOMAXPROCS: gb's CPU share is of these
+}
+
+// liveSnap is one redraw's input: the engine's progress plus what the
+// panel derives from the previous ones.
+type liveSnap struct {
+	gb.Progress
+	RecentRate float64   // req/s over about the last second
+	History    []float64 // req/s per whole second so far, oldest first
+	CPU        float64   // gb's CPU share of its cores over the last second, 0..1
+}
+
+// panel renders a liveSnap; its zero width means 80 columns.
+type panel struct {
+	limits liveLimits
+	snap   liveSnap
+	width  int
+}
+
+var (
+	labelStyle = lipgloss.NewStyle().Bold(true)
+	warnStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
+)
+
+// View returns the panel's lines, none wider than the width.
+func (p panel) View() string {
+	w := p.width
+	if w <= 0 {
+		w = 80
+	}
+	lines := []string{p.timeLine(w), p.rateLine(w), p.latencyLine(), p.outcomeLine(), p.connLine()}
+	if p.limits.Rate > 0 {
+		lines = append(lines, p.scheduleLine())
+	}
+	lines = append(lines, p.cpuLine())
+	fit := lipgloss.NewStyle().MaxWidth(w)
+	for i, l := range lines {
+		lines[i] = fit.Render(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// timeLine is elapsed against the limit, a bar and the ETA.
+func (p panel) timeLine(w int) string {
+	s := p.snap
+	frac, eta := -1.0, time.Duration(-1)
+	switch {
+	case p.limits.Duration > 0 && (p.limits.Requests == 0 || p.timeFirst()):
+		frac = s.Elapsed.Seconds() / p.limits.Duration.Seconds()
+		eta = p.limits.Duration - s.Elapsed
+	case p.limits.Requests > 0:
+		frac = float64(s.Done) / float64(p.limits.Requests)
+		if s.Done > 0 {
+			eta = time.Duration(float64(s.Elapsed) / frac * (1 - frac))
+		}
+	}
+	head := fmt.Sprintf("%s %s", labelStyle.Render("elapsed"), round(s.Elapsed))
+	if p.limits.Duration > 0 {
+		head += " / " + round(p.limits.Duration)
+	}
+	if p.limits.Requests > 0 {
+		head += fmt.Sprintf("  %d/%d req", s.Done, p.limits.Requests)
+	} else {
+		head += fmt.Sprintf("  %d req", s.Done)
+	}
+	if frac < 0 {
+		return head
+	}
+	frac = min(max(frac, 0), 1)
+	tail := fmt.Sprintf(" %3.0f%%", frac*100)
+	if eta >= 0 {
+		tail += "  ETA " + round(max(eta, 0))
+	}
+	n := min(w-lipgloss.Width(head)-lipgloss.Width(tail)-3, 30)
+	if n < 5 {
+		return head + tail
+	}
+	k := int(frac * float64(n))
+	return head + "  [" + strings.Repeat("█", k) + strings.Repeat("░", n-k) + "]" + tail
+}
+
+// timeFirst reports whether the time limit will end the run before the
+// request budget, at the rate so far.
+func (p panel) timeFirst() bool {
+	s := p.snap
+	if s.Done == 0 || s.Elapsed <= 0 {
+		return true
+	}
+	left := float64(p.limits.Requests-s.Done) / (float64(s.Done) / s.Elapsed.Seconds())
+	return s.Elapsed.Seconds()+left > p.limits.Duration.Seconds()
+}
+
+// rateLine is the last second's req/s, the run's average and a sparkline
+// of the per-second history, as much of it as fits.
+func (p panel) rateLine(w int) string {
+	s := p.snap
+	avg := 0.0
+	if s.Elapsed > 0 {
+		avg = float64(s.Done) / s.Elapsed.Seconds()
+	}
+	head := fmt.Sprintf("%s %.0f  (avg %.0f)", labelStyle.Render("req/s"), s.RecentRate, avg)
+	room := w - lipgloss.Width(head) - 2
+	if room < 4 || len(s.History) == 0 {
+		return head
+	}
+	return head + "  " + sparkline(s.History[max(len(s.History)-room, 0):])
+}
+
+// sparkline draws vs as block characters scaled to their maximum.
+func sparkline(vs []float64) string {
+	const ticks = "▁▂▃▄▅▆▇█"
+	blocks := []rune(ticks)
+	top := slices.Max(vs)
+	var b strings.Builder
+	for _, v := range vs {
+		i := 0
+		if top > 0 {
+			i = min(int(v/top*float64(len(blocks)-1)+0.5), len(blocks)-1)
+		}
+		b.WriteRune(blocks[i])
+	}
+	return b.String()
+}
+
+// latencyLine is p50 and p99 of a recently closed interval.
+func (p panel) latencyLine() string {
+	s := p.snap
+	if s.P99 <= 0 {
+		return labelStyle.Render("latency") + " p50 -  p99 -  (after the first intervals)"
+	}
+	return fmt.Sprintf("%s p50 %s  p99 %s  (a closed interval)", labelStyle.Render("latency"), latency(s.P50), latency(s.P99))
+}
+
+// latency is d in µs, ms or s, three digits or so.
+func latency(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// outcomeLine counts the outcomes: ok, non-2xx, failed with its two
+// largest classes, retries.
+func (p panel) outcomeLine() string {
+	s := p.snap
+	failed := fmt.Sprintf("failed %d", s.Failed)
+	if s.Failed > 0 {
+		failed = warnStyle.Render(failed) + topFailures(&s.Outcomes)
+	}
+	return fmt.Sprintf("%s %d  non-2xx %d  %s  retries %d", labelStyle.Render("ok"), s.OK, s.Non2xx, failed, s.Retries)
+}
+
+// topFailures is " (class n, class n)" for the two most frequent failure
+// classes.
+func topFailures(o *stats.Outcomes) string {
+	var classes []stats.Outcome
+	for i, n := range o {
+		if stats.Outcome(i).Failed() && n > 0 {
+			classes = append(classes, stats.Outcome(i))
+		}
+	}
+	slices.SortStableFunc(classes, func(a, b stats.Outcome) int { return int(o[b] - o[a]) })
+	var parts []string
+	for _, c := range classes[:min(len(classes), 2)] {
+		parts = append(parts, fmt.Sprintf("%s %d", strings.TrimPrefix(c.String(), "failed."), o[c]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// connLine is the connections open.
+func (p panel) connLine() string {
+	return fmt.Sprintf("%s %d open", labelStyle.Render("connections"), p.snap.ConnsOpen)
+}
+
+// scheduleLine is rate mode's target against achieved, and the late.
+func (p panel) scheduleLine() string {
+	s := p.snap
+	return fmt.Sprintf("%s target %.0f/s  achieved %.0f/s  late %d  dropped %d", labelStyle.Render("rate"),
+		p.limits.Rate, s.RecentRate, s.Late, s.Outcomes[stats.Dropped])
+}
+
+// cpuLine is gb's own CPU share, with the self-bottleneck warning.
+func (p panel) cpuLine() string {
+	l := fmt.Sprintf("%s %.0f%% of %d cores", labelStyle.Render("gb cpu"), p.snap.CPU*100, p.limits.Cores)
+	if p.snap.CPU >= busyShare {
+		l += "  " + warnStyle.Render("gb itself may be the bottleneck")
+	}
+	return l
+}
+
+// round is d to a tenth of a second, as "3.2s".
+func round(d time.Duration) string {
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
