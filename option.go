@@ -36,6 +36,18 @@ type Progress struct {
 	Late      int64          // rate mode: requests sent more than stats.LateAfter after their time
 	ConnsOpen int64          // connections open (opened minus closed, as of the last ended request)
 	P50, P99  time.Duration  // total latency in a recently closed interval of the series (--interval, about two old); 0 until one closed
+	Server    ServerLive     // the server's CPU and GC while WithProfile captures; zero without it
+}
+
+// ServerLive is what WithProfile's capture reads from the server while
+// the load runs: CPU from its cpu profile windows, GC from its
+// /debug/vars polled once a second. The zero value means nothing read
+// (no capture, no expvar, or no window closed yet).
+type ServerLive struct {
+	Known    bool    // CPU or GC was read at least once
+	CPU      float64 // cores the server was busy in the last CPU window; 0 without the cpu kind
+	GC       int64   // GC cycles since the load started
+	GCRecent int64   // GC cycles in the last second
 }
 
 // WithProgress calls f every interval (0 = 100 ms) while the load runs,

@@ -187,14 +187,14 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	for _, opt := range extra {
 		opt(&o)
 	}
-	lc := p.loadConfig(&cfg, &o)
+	var capture atomic.Pointer[profile.Capture]
+	lc := p.loadConfig(&cfg, &o, &capture)
 	run, err := load.New(lc)
 	if err != nil {
 		return nil, err
 	}
 	// gb's own cost and the server's profile cover the measured load: from
 	// the warm-up's end when there is one.
-	var capture atomic.Pointer[profile.Capture]
 	var before atomic.Pointer[selfSample]
 	measure := func() {
 		if c := o.startProfile(ctx, p.target, p.cfg.TLS); c != nil {
@@ -230,8 +230,9 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	return res, nil
 }
 
-// loadConfig is the engine's configuration for one load of cfg.
-func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
+// loadConfig is the engine's configuration for one load of cfg; its
+// progress reads the server's live state from capture, once one started.
+func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profile.Capture]) load.Config {
 	lc := load.Config{
 		Concurrency: cfg.concurrency(),
 		Requests:    cfg.Requests,
@@ -258,7 +259,8 @@ func (p *Plan) loadConfig(cfg *Config, o *options) load.Config {
 		lc.Progress = func(s load.Progress) {
 			o.progress(Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
 				Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
-				Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99})
+				Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
+				Server: serverLive(capture.Load().Live())})
 		}
 	}
 	return lc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/gb-bench/gb/internal/profile"
 )
@@ -72,6 +73,9 @@ func (o *options) startProfile(ctx context.Context, t *target, tc TLS) *profile.
 		return nil
 	}
 	cfg, err := o.profile.config(t, tc)
+	if o.progress != nil {
+		cfg.LiveEvery = time.Second // for Progress.Server
+	}
 	if err == nil {
 		var c *profile.Capture
 		if c, err = profile.Start(ctx, cfg); err == nil {
@@ -80,4 +84,9 @@ func (o *options) startProfile(ctx context.Context, t *target, tc TLS) *profile.
 	}
 	o.warn("--profile: " + err.Error() + "; the run goes on without a server profile")
 	return nil
+}
+
+// serverLive is the capture's live readings as Progress shows them.
+func serverLive(l profile.Live) ServerLive {
+	return ServerLive{Known: l.Known, CPU: l.CPU, GC: l.GC, GCRecent: l.GCRecent}
 }

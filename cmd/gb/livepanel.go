@@ -56,6 +56,9 @@ func (p panel) View() string {
 		lines = append(lines, p.scheduleLine())
 	}
 	lines = append(lines, p.cpuLine())
+	if p.snap.Server.Known {
+		lines = append(lines, p.serverLine())
+	}
 	fit := lipgloss.NewStyle().MaxWidth(w)
 	for i, l := range lines {
 		lines[i] = fit.Render(l)
@@ -212,6 +215,20 @@ func (p panel) cpuLine() string {
 		l += "  " + warnStyle.Render("gb itself may be the bottleneck")
 	}
 	return l
+}
+
+// serverLine is the server's busy cores and GC cycles during --profile:
+// "-" for what its capture cannot read (no cpu kind, no /debug/vars).
+func (p panel) serverLine() string {
+	s := p.snap.Server
+	cpu, gc := "-", "-"
+	if s.CPU > 0 {
+		cpu = fmt.Sprintf("%.2f", s.CPU)
+	}
+	if s.GC > 0 || s.GCRecent > 0 {
+		gc = fmt.Sprintf("%d (+%d)", s.GC, s.GCRecent)
+	}
+	return fmt.Sprintf("%s cpu %s cores, gc %s", labelStyle.Render("server:"), cpu, gc)
 }
 
 // round is d to a tenth of a second, as "3.2s".

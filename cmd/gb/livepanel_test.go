@@ -77,3 +77,22 @@ func TestTrackerRates(t *testing.T) {
 		t.Errorf("history %v after a new run, want none", s.History)
 	}
 }
+
+// TestPanelServer: with --profile's readings the panel adds the server's
+// cores and GC cycles (total and in the last second); without them no line.
+func TestPanelServer(t *testing.T) {
+	p := fixedSnap()
+	if strings.Contains(p.View(), "server") {
+		t.Errorf("a run without --profile shows a server line:\n%s", p.View())
+	}
+	p.snap.Server = gb.ServerLive{Known: true, CPU: 1.234, GC: 57, GCRecent: 4}
+	lines := strings.Split(p.View(), "\n")
+	if got, want := lines[len(lines)-1], "server: cpu 1.23 cores, gc 57 (+4)"; got != want {
+		t.Errorf("server line %q, want %q", got, want)
+	}
+	p.snap.Server = gb.ServerLive{Known: true, GC: 3}
+	lines = strings.Split(p.View(), "\n")
+	if got, want := lines[len(lines)-1], "server: cpu - cores, gc 3 (+0)"; got != want {
+		t.Errorf("server line without the cpu kind %q, want %q", got, want)
+	}
+}

@@ -64,6 +64,10 @@ type Config struct {
 	// TopN is how many functions a top by flat value lists; a top by cum
 	// lists twice as many. Zero means 10.
 	TopN int
+	// LiveEvery is how often the target's /debug/vars is polled during
+	// the load for Capture.Live's GC counts (each poll bounded by the
+	// smaller of it and Timeout). Zero means no polling.
+	LiveEvery time.Duration
 }
 
 func (c *Config) window() time.Duration {
@@ -136,6 +140,8 @@ type Capture struct {
 	// Owned by the goroutine and trace goroutines; read after wg.Wait.
 	goroutine *profile.Profile
 	traced    bool
+
+	live live // the readings Live returns
 }
 
 // window is one CPU profile window: when its request was written and how
@@ -188,6 +194,9 @@ func Start(ctx context.Context, cfg Config) (*Capture, error) {
 	}
 	if c.has(Goroutine) {
 		c.wg.Go(c.runGoroutine)
+	}
+	if cfg.LiveEvery > 0 && c.varsBefore != nil {
+		c.wg.Go(c.runLive)
 	}
 	waitTimeout(&ready, min(cfg.timeout(), startWait))
 	c.start = time.Now()
@@ -321,7 +330,12 @@ func (c *Capture) fetchProfile(rel string, d time.Duration) (*profile.Profile, e
 
 // readVars reads the target's memstats.
 func (c *Capture) readVars() (*memStats, error) {
-	ctx, cancel := context.WithTimeout(c.bg, c.cfg.timeout())
+	return c.readVarsWithin(c.cfg.timeout())
+}
+
+// readVarsWithin reads the target's memstats within d.
+func (c *Capture) readVarsWithin(d time.Duration) (*memStats, error) {
+	ctx, cancel := context.WithTimeout(c.bg, d)
 	defer cancel()
 	return c.f.readVars(ctx, c.vars)
 }

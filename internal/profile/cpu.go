@@ -114,6 +114,7 @@ func (c *Capture) merge(b cpuBody) error {
 		mem.release(held)
 		return errors.New("profile: not a CPU profile")
 	}
+	c.noteWindow(p)
 	win := window{began: b.began, dur: time.Duration(max(p.DurationNanos, 0))}
 	if c.cpu == nil {
 		if err := c.checkEntries(p); err != nil {
