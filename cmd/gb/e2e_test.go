@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,23 +79,8 @@ func runGB(t *testing.T, args ...string) result {
 }
 
 // lockedBuffer is a bytes.Buffer safe for concurrent writes, as a
-// process's stdout or stderr is.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// process's stdout or stderr is: gb ramp's heldWriter.
+type lockedBuffer = heldWriter
 
 // gbProcess runs the gb binary with args and a time limit.
 func gbProcess(t *testing.T, args ...string) result {

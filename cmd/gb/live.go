@@ -2,10 +2,12 @@ package main
 
 import (
 	"io"
+	"strings"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gb-bench/gb"
 )
@@ -44,12 +46,23 @@ func (l *live) stop() {
 	<-l.ended
 }
 
+// setLimits gives the panel a new run's limits (gb ramp's next step).
+func (l *live) setLimits(lim liveLimits) { l.prog.Send(lim) }
+
+// setAbove sets the lines drawn above the panel (gb ramp's steps so far).
+func (l *live) setAbove(s liveAbove) { l.prog.Send(s) }
+
 // liveEnd ends the program, blanking the panel.
 type liveEnd struct{}
 
-// liveModel is the bubbletea model: the panel and whether it has ended.
+// liveAbove is text drawn above the panel, each line cut to its width.
+type liveAbove string
+
+// liveModel is the bubbletea model: the panel, the lines above it and
+// whether it has ended.
 type liveModel struct {
 	panel panel
+	above liveAbove
 	ended bool
 }
 
@@ -59,6 +72,10 @@ func (m liveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case liveSnap:
 		m.panel.snap = msg
+	case liveLimits:
+		m.panel.limits = msg
+	case liveAbove:
+		m.above = msg
 	case tea.WindowSizeMsg:
 		m.panel.width = msg.Width
 	case liveEnd:
@@ -72,7 +89,19 @@ func (m liveModel) View() string {
 	if m.ended {
 		return ""
 	}
-	return m.panel.View()
+	if m.above == "" {
+		return m.panel.View()
+	}
+	w := m.panel.width
+	if w <= 0 {
+		w = 80
+	}
+	fit := lipgloss.NewStyle().MaxWidth(w)
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(string(m.above), "\n"), "\n") {
+		b.WriteString(fit.Render(l) + "\n")
+	}
+	return b.String() + m.panel.View()
 }
 
 // sample is one progress reading, kept for about a second.

@@ -28,6 +28,7 @@ type rampRun struct {
 	stdout io.Writer
 	stderr io.Writer
 	out    io.Writer // the command's stdout, for "-" files
+	live   *rampLive // the live panel on a terminal; nil without one
 }
 
 // run runs the ramp and returns the exit code: 0 when every step ran, 1
@@ -54,11 +55,13 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	_ = report.RampHeader(r.stdout, r.spec.By)
 	r.rp = r.label(&report.Ramp{By: r.spec.By})
 	var out *ramp.Outcome
+	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
 		var err error
 		out, err = ramp.Run(ctx, r.p, r.spec, hooks)
 		return nil, err
 	})
+	stopLive()
 	if err != nil {
 		fmt.Fprintf(r.stderr, "gb: %v\n", err)
 		return exitFailure
@@ -87,6 +90,28 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	return code
 }
 
+// startLive draws the live panel on a terminal until the returned func
+// is called; meanwhile what the ramp writes to the terminal is held, and
+// written once the panel is gone.
+func (r *rampRun) startLive() (stop func()) {
+	if !wantRampLive(r.o, r.stderr) {
+		return func() {}
+	}
+	stdout, stderr := r.stdout, r.stderr
+	held := &heldWriter{}
+	r.stderr = held
+	if isTerminal(stdout) {
+		r.stdout = held // the same screen: one buffer keeps the order
+	}
+	r.live = newRampLive(stderr, &r.spec)
+	r.spec.Options = append(r.spec.Options, gb.WithProgress(0, r.live.live.update))
+	return func() {
+		r.live.live.stop()
+		r.live, r.stdout, r.stderr = nil, stdout, stderr
+		held.flush(stderr)
+	}
+}
+
 // label names the ramp's format, gb's version and the command line.
 func (r *rampRun) label(rp *report.Ramp) *report.Ramp {
 	rp.Version, rp.GBVersion, rp.Command = stats.FormatVersion, gb.Version, r.argv
@@ -101,6 +126,9 @@ func (r *rampRun) stepDone(i int, rp *report.Ramp) error {
 	}
 	r.rp = r.label(rp)
 	_ = report.RampStep(r.stdout, r.rp.By, i, res)
+	if r.live != nil {
+		r.live.stepDone(i, res)
+	}
 	if err := r.writeFiles(false); err != nil {
 		return err
 	}
