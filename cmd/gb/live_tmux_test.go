@@ -119,3 +119,43 @@ func TestLivePanelCtrlC(t *testing.T) {
 		t.Errorf("after Ctrl-C, want the full report, no Finished line and no panel:\n%s", s)
 	}
 }
+
+var (
+	panelRampRow = regexp.MustCompile(`(?m)^ +100 +\d+ +\d+ +\d+\.\d\d`)
+	rampTarget2  = regexp.MustCompile(`(?m)^rate target 200/s  achieved `)
+	serverLine   = regexp.MustCompile(`(?m)^server: cpu (\d+\.\d\d|-) cores, gc (\d+ \(\+\d+\)|-)`)
+)
+
+// TestRampPanelInTmux runs gb ramp on a terminal: during the second step
+// the pane shows the first step's row above that step's panel; after the
+// ramp, the step lines and the summary, and no panel.
+func TestRampPanelInTmux(t *testing.T) {
+	skipUnderRace(t)
+	p := startTmux(t, fmt.Sprintf("%s ramp -k -c 4 --rate-from 100 --rate-to 200 --rate-step 100 --step-time 3s --pause 0 '%s'; sleep 60",
+		gbBin, liveURL(t)))
+	s, ok := p.await(8*time.Second, func(s string) bool { return panelRampRow.MatchString(s) && rampTarget2.MatchString(s) })
+	if !ok {
+		t.Fatalf("no first step's row above step 2's panel:\n%s", s)
+	}
+	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "saturation:") })
+	if !ok {
+		t.Fatalf("no summary after the ramp:\n%s", s)
+	}
+	if panelLines.MatchString(s) || !strings.Contains(s, "   2          200 ") {
+		t.Errorf("after the ramp, want the step lines and no panel:\n%s", s)
+	}
+}
+
+// TestLivePanelServerInTmux: with --profile the panel shows the server's
+// CPU and GC line during the run.
+func TestLivePanelServerInTmux(t *testing.T) {
+	skipUnderRace(t)
+	dir := t.TempDir()
+	p := startTmux(t, fmt.Sprintf("%s -t 5 -c 4 --profile=cpu --profile-dir %s '%s'; sleep 60", gbBin, dir, liveURL(t)))
+	if s, ok := p.await(5*time.Second, serverLine.MatchString); !ok {
+		t.Fatalf("no server line during a --profile run:\n%s", s)
+	}
+	if s, ok := p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") }); !ok || serverLine.MatchString(s) {
+		t.Errorf("after the run, want the report and no panel:\n%s", s)
+	}
+}
