@@ -46,7 +46,7 @@ func conclude(runs []*gb.Result, o *options, stdout, stderr io.Writer) int {
 	}
 	verdicts := checkThresholds(res, o, stdout, stderr)
 	code := exitOK
-	if err := writeFiles(runs, res, o); err != nil {
+	if err := writeFiles(runs, res, verdicts, o); err != nil {
 		fmt.Fprintf(stderr, "gb: %v\n", err)
 		code = exitFailure
 	}
@@ -128,14 +128,11 @@ func noResponse(res *gb.Result) string {
 	return top + hint(top)
 }
 
-// writeFiles writes the -e, -g and --json files (ab writes -e and -g only
-// when a request completed).
-func writeFiles(runs []*gb.Result, res *gb.Result, o *options) error {
-	type file struct {
-		flag, path string
-		write      func(io.Writer) error
-	}
-	files := []file{{"--json", o.jsonFile, func(w io.Writer) error {
+// writeFiles writes the run's output files. ab writes -e and -g only when
+// a request completed; without one the others are still written and the
+// error names the file left out.
+func writeFiles(runs []*gb.Result, res *gb.Result, verdicts []threshold.Result, o *options) error {
+	files := []reportFile{{"--json", o.jsonFile, func(w io.Writer) error {
 		if len(runs) > 1 {
 			return stats.Runs{Runs: runs}.Write(w)
 		}
@@ -148,30 +145,25 @@ func writeFiles(runs []*gb.Result, res *gb.Result, o *options) error {
 			return report.BenchFormat(w, report.BenchName(res.Target.Path), runs)
 		}},
 		{"--junit", o.junitFile, func(w io.Writer) error {
-			ts, _ := threshold.ParseAll(o.thresholds)
-			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, threshold.Evaluate(ts, res))
+			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, verdicts)
 		}},
 	}
+	var unwritten error
 	if res.Complete() == 0 {
 		for _, f := range [][2]string{{"-e", o.csvFile}, {"-g", o.gnuplotFile}} {
-			if f[1] != "" {
-				return fmt.Errorf("%s %s not written: no request completed (as ab)", f[0], f[1])
+			if f[1] != "" && unwritten == nil {
+				unwritten = fmt.Errorf("%s %s not written: no request completed (as ab)", f[0], f[1])
 			}
 		}
 	} else {
 		files = append(files,
-			file{"-e", o.csvFile, func(w io.Writer) error { return report.CSV(w, res) }},
-			file{"-g", o.gnuplotFile, func(w io.Writer) error { return report.Gnuplot(w, res, nil) }})
+			reportFile{"-e", o.csvFile, func(w io.Writer) error { return report.CSV(w, res) }},
+			reportFile{"-g", o.gnuplotFile, func(w io.Writer) error { return report.Gnuplot(w, res, nil) }})
 	}
-	for _, f := range files {
-		if f.path == "" {
-			continue
-		}
-		if err := writeOut(f.path, o.stdout, f.write); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-		}
+	if err := writeAll(files, o.stdout); err != nil {
+		return err
 	}
-	return nil
+	return unwritten
 }
 
 // hint suggests what fixes a certificate failure. Only an unknown

@@ -81,8 +81,11 @@ func TestOptionsAfterURL(t *testing.T) {
 // on stderr and exits 1 whatever -n (ab's abort needs 10 failures); the
 // -e file it cannot fill is named, not silently skipped.
 func TestNoResponseExitsOne(t *testing.T) {
-	csv := filepath.Join(t.TempDir(), "p.csv")
-	code, _, errs := inProcess("-n", "1", "-e", csv, "http://"+testsupport.ClosedAddr(t)+"/")
+	csv, js := filepath.Join(t.TempDir(), "p.csv"), filepath.Join(t.TempDir(), "r.json")
+	code, _, errs := inProcess("-n", "1", "-e", csv, "--json", js, "http://"+testsupport.ClosedAddr(t)+"/")
+	if _, err := os.Stat(js); err != nil {
+		t.Errorf("--json is not written when -e cannot be: %v", err)
+	}
 	if code != 1 || !strings.Contains(errs, "gb: no request got a response: connection refused\n") ||
 		!strings.Contains(errs, "-e "+csv+" not written: no request completed") {
 		t.Errorf("exit %d, stderr %q", code, errs)

@@ -121,10 +121,9 @@ func (w *worker) finish() {
 	if !w.run.cfg.KeepOpen && w.conn.Close() {
 		w.rec.ConnsClosed++
 	}
-	w.rec.Flush()
+	w.main.Flush()
 	if w.warm != nil {
 		w.warm.Flush()
-		w.main.Flush()
 	}
 }
 

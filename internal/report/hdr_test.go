@@ -11,8 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	engine "github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/pace"
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
@@ -85,7 +84,7 @@ func TestHGRMMatchesReport(t *testing.T) {
 // that interval's responses, and their merge holds every response with the
 // run's percentiles. The series' counts add up to the run's.
 func TestHLogReadsBack(t *testing.T) {
-	res := realrun.Run(t, 1<<40, func(c *engine.Config) {
+	res := realrun.Run(t, 1<<40, func(c *gb.Config) {
 		c.Duration, c.Interval = 300*time.Millisecond, 50*time.Millisecond
 	})
 	s := res.Series
@@ -141,8 +140,8 @@ func TestHLogReadsBack(t *testing.T) {
 // total latency untagged and the corrected one tagged "corrected", each
 // summing to every response.
 func TestRateModeFiles(t *testing.T) {
-	res := realrun.Run(t, 600, func(c *engine.Config) {
-		c.Pacer, c.Interval = pace.Constant{Freq: 2000, Per: time.Second}, 100*time.Millisecond
+	res := realrun.Run(t, 600, func(c *gb.Config) {
+		c.Rate, c.Interval = gb.Rate{Freq: 2000}, 100*time.Millisecond
 	})
 	corr := res.Latency[stats.Corrected]
 	if LeadPhase(res) != stats.Corrected || corr == nil || res.Series == nil {

@@ -14,8 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	engine "github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/internal/pace"
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
@@ -48,8 +47,8 @@ func TestRealRunJSONMatchesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
-	rate := realrun.Run(t, 300, func(c *engine.Config) { // rate mode: corrected, lag, scheduled, a series with corrected
-		c.Pacer, c.Interval = pace.Constant{Freq: 3000, Per: time.Second}, 20*time.Millisecond
+	rate := realrun.Run(t, 300, func(c *gb.Config) { // rate mode: corrected, lag, scheduled, a series with corrected
+		c.Rate, c.Interval = gb.Rate{Freq: 3000}, 20*time.Millisecond
 	})
 	js := renderBytes(t, func(w io.Writer) error { return JSON(w, rate) })
 	validate(t, js)
