@@ -20,6 +20,10 @@ type TargetStats struct {
 	BytesIn  int64    `json:"bytes_in"`  // headers and bodies read
 	BodyIn   int64    `json:"body_in"`   // bodies only
 	BytesOut int64    `json:"bytes_out"` // request lines, headers and bodies written
+	// LengthMismatch counts the target's complete responses whose body
+	// length differs from its first one's (ab's Length failures, judged
+	// per target: targets may well differ from each other).
+	LengthMismatch int64 `json:"length_mismatch"`
 	// Latency is the total latency (request start to last byte, as
 	// Latency's "total") of the target's complete responses (ok and
 	// non2xx); nil without any.
@@ -50,6 +54,8 @@ type targetTable struct {
 
 type targetRow struct {
 	TargetStats
+	doc   int64 // the body length of the first response flushed
+	docd  bool  // doc is set
 	exact Exact
 	hist  *hdrhistogram.Histogram // allocated on the first response
 }
@@ -94,6 +100,12 @@ func (tt *targetTable) add(s *targetSample) {
 	row.BodyIn += s.body
 	row.BytesOut += s.out
 	if s.responded {
+		switch {
+		case !row.docd:
+			row.doc, row.docd = s.body, true
+		case s.body != row.doc:
+			row.LengthMismatch++
+		}
 		row.exact.Add(s.us)
 		if row.hist == nil {
 			row.hist = newHist()
@@ -104,11 +116,18 @@ func (tt *targetTable) add(s *targetSample) {
 
 // mergeTargets fills r.Targets' counts from the run's tables (one per
 // distinct timeline). r.Targets already names the targets (the caller's
-// base); a run with no such list gets none.
+// base); a run with no such list gets none. With targets, the run's
+// length mismatches are the sum of theirs.
 func mergeTargets(r *Result, tls []*timeline) {
 	if len(r.Targets) == 0 {
 		return
 	}
+	defer func() {
+		r.Counts.LengthMismatch = 0
+		for i := range r.Targets {
+			r.Counts.LengthMismatch += r.Targets[i].LengthMismatch
+		}
+	}()
 	out := make([]TargetStats, len(r.Targets))
 	copy(out, r.Targets)
 	for _, tl := range tls {
@@ -134,6 +153,7 @@ func addTarget(a, b *TargetStats, lat *Dist) {
 	a.BytesIn += b.BytesIn
 	a.BodyIn += b.BodyIn
 	a.BytesOut += b.BytesOut
+	a.LengthMismatch += b.LengthMismatch
 	if lat != nil && lat.Count > 0 {
 		a.Latency = mergeDist(a.Latency, lat)
 	}
