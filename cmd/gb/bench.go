@@ -55,6 +55,9 @@ func parseAll(args []string, specs []flagSpec, o *options) ([]string, error) {
 		return rest, err
 	}
 	more, err := getopt.Parse(rest[k:], specs, o)
+	if err == nil && len(more) > 0 { // URLs come together, before or after the options
+		err = getopt.Errorf(true, "wrong number of arguments")
+	}
 	return append(rest[:k], more...), err
 }
 
