@@ -102,6 +102,9 @@ HEAD %[1]s/missing
 				t.Errorf("HEAD target: %+v", res.Targets[2])
 			}
 			checkTargetsSchema(t, res)
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
 		})
 	}
 }
@@ -198,6 +201,9 @@ func TestTargetsOnTwoServers(t *testing.T) {
 			if res.Counts.ConnsOpened != 2*c || res.Counts.ConnsClosed != 2*c {
 				t.Errorf("gb opened %d and closed %d connections, want %d", res.Counts.ConnsOpened, res.Counts.ConnsClosed, 2*c)
 			}
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
 			if res.Server.TLSProtocol != "" {
 				t.Errorf("TLS details %q from the https target, the first is plain http", res.Server.TLSProtocol)
 			}
@@ -222,6 +228,9 @@ func TestTargetsRateMode(t *testing.T) {
 	}
 	if res.Targets[2].Method != "POST" || res.Latency[stats.Corrected] == nil || res.Counts.Scheduled != 90 {
 		t.Errorf("method %q, corrected %v, scheduled %d", res.Targets[2].Method, res.Latency[stats.Corrected], res.Counts.Scheduled)
+	}
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("invariants: %v", errs)
 	}
 	if l := srv.Ledger(); l.HTTP.Requests != 90 {
 		t.Errorf("server saw %d requests", l.HTTP.Requests)

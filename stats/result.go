@@ -274,5 +274,5 @@ func (r *Result) Check() []error {
 	if c := r.Latency[Corrected]; r.Target.Rate > 0 && c != nil && c.Count != r.Complete()+o[Dropped] {
 		errs = append(errs, fmt.Errorf("I5: %d corrected latency samples for %d complete and %d dropped requests", c.Count, r.Complete(), o[Dropped]))
 	}
-	return errs
+	return append(errs, r.checkTargets()...)
 }

@@ -189,3 +189,36 @@ func combineTargets(rs []*Result) ([]TargetStats, error) {
 	}
 	return out, nil
 }
+
+// checkTargets checks a many-target result's accounts against the run's
+// (Check): the targets' requests and outcomes sum to the run's sent ones,
+// and each target's latency holds one sample per complete response.
+func (r *Result) checkTargets() []error {
+	if len(r.Targets) == 0 {
+		return nil
+	}
+	var errs []error
+	var sum Outcomes
+	var reqs int64
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		reqs += t.Requests
+		for o, v := range t.Outcomes {
+			sum[o] += v
+		}
+		n := int64(0)
+		if t.Latency != nil {
+			n = t.Latency.Count
+		}
+		if n != t.Outcomes[OK]+t.Outcomes[Non2xx] || t.Requests != t.Outcomes.Sum() {
+			errs = append(errs, fmt.Errorf("targets: %s has %d requests, %d outcomes, %d latency samples for %d complete responses",
+				t.URL, t.Requests, t.Outcomes.Sum(), n, t.Outcomes[OK]+t.Outcomes[Non2xx]))
+		}
+	}
+	sum[Dropped] = r.Counts.Outcomes[Dropped]
+	if reqs != r.Counts.Dispatched || sum != r.Counts.Outcomes {
+		errs = append(errs, fmt.Errorf("targets: requests sum to %d (dispatched %d), outcomes to %v (the run's %v)",
+			reqs, r.Counts.Dispatched, sum, r.Counts.Outcomes))
+	}
+	return errs
+}

@@ -151,3 +151,33 @@ func BenchmarkRecorderTargets(b *testing.B) {
 	}
 	rec.Flush()
 }
+
+// TestTargetLengthMismatch: body lengths are judged per target: two
+// targets of different lengths are no mismatch, a target whose length
+// changes is, and the run's count is the targets' sum.
+func TestTargetLengthMismatch(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], false, false, 0)
+	for i := range 20 {
+		j, body := i%2, int64(5)
+		if j == 1 {
+			body = 10
+			if i == 7 {
+				body = 11
+			}
+		}
+		tm := Timing{Total: 50}
+		rec.Response(&tm, 0)
+		rec.Body(body, nil, int64(i+1))
+		rec.EndTarget(j, OK, 100, body, 50, 50)
+		rec.End(OK)
+	}
+	res := Merge(Result{Targets: make([]TargetStats, 2), Counts: Counts{Dispatched: 20}}, []*Recorder{rec}, shards)
+	if res.Targets[0].LengthMismatch != 0 || res.Targets[1].LengthMismatch != 1 || res.Counts.LengthMismatch != 1 {
+		t.Errorf("mismatches: targets %d and %d, run %d; want 0, 1, 1", res.Targets[0].LengthMismatch,
+			res.Targets[1].LengthMismatch, res.Counts.LengthMismatch)
+	}
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("invariants: %v", errs)
+	}
+}
