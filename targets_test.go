@@ -181,7 +181,7 @@ func TestTargetsOnTwoServers(t *testing.T) {
 			s2 := testsupport.Server(t, testserver.Options{TLS: true})
 			const n, c = 600, 4
 			res, err := gb.Run(context.Background(), gb.Config{URL: s1.URL() + "/hello",
-				Targets: []gb.Target{{URL: s1.URL() + "/json"}, {URL: s2.TLSURL() + "/bytes/100"}},
+				Targets:  []gb.Target{{URL: s1.URL() + "/json"}, {URL: s2.TLSURL() + "/bytes/100"}},
 				Requests: n, Concurrency: c, KeepAlive: true, Engine: engine, TLS: gb.TLS{Insecure: true}})
 			if err != nil {
 				t.Fatal(err)
