@@ -147,7 +147,7 @@ type Recorder struct {
 	ivEnd  int64    // the current interval's end, ns since the run's start
 	mark   Outcomes // Outcomes at the last flush
 
-	targetBatch [batchLen]targetSample // EndTarget's requests not yet flushed
+	targetBatch *[batchLen]targetSample // EndTarget's requests not yet flushed; allocated by the first
 	nTarget     int
 }
 
