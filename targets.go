@@ -143,6 +143,11 @@ func (p *Plan) prepareTargets(first *Config) error {
 	for _, cc := range m.clients {
 		cc.Targets = reqs
 	}
+	if len(m.clients) > 1 { // a connection per worker and address
+		if err := checkFileLimit(cfg.concurrency() * len(m.clients)); err != nil {
+			return err
+		}
+	}
 	p.multi = m
 	return nil
 }

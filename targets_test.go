@@ -64,6 +64,8 @@ HEAD %[1]s/missing
 			if len(res.Targets) != 3 || res.Target.Order != gb.OrderRoundRobin || res.Target.Path != "/small.txt" {
 				t.Fatalf("targets %+v, order %q, first path %q", res.Targets, res.Target.Order, res.Target.Path)
 			}
+			// nginx logs a request after its response: wait for the last lines.
+			testsupport.WaitFor(t, "nginx's log", func() bool { return len(ng.Entries(t)) == n })
 			log := ng.Entries(t)
 			uris := []string{"/small.txt", "/10k.dat", "/missing"}
 			var sum int64
@@ -149,6 +151,7 @@ func TestTargetsRandomOrderIsSeeded(t *testing.T) {
 		}
 		var seq []string
 		counts := map[string]int64{}
+		testsupport.WaitFor(t, "nginx's log", func() bool { return len(ng.Entries(t)) == before+90 })
 		for _, e := range ng.Entries(t)[before:] {
 			seq = append(seq, e.URI)
 			counts[e.URI]++
