@@ -83,7 +83,8 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 }
 
 // Request returns the request's wire bytes (headers and body) as every
-// worker sends them, credentials included. The caller must not modify it.
+// worker sends them (the first target's, with several), credentials
+// included. The caller must not modify it.
 func (p *Plan) Request() []byte { return p.req }
 
 // Config returns the Config the Plan was made from; with Config.Shard
