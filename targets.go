@@ -214,8 +214,8 @@ func (p *Plan) describeTargets(r *stats.Result) {
 	r.Targets = append([]stats.TargetStats(nil), m.names...)
 }
 
-// Targets returns the Plan's targets as "METHOD URL" (credentials
-// redacted), in the load's order; one for a Plan of one target.
+// Targets returns the Plan's targets as "METHOD URL" (the URL without
+// credentials), in the load's order; one for a Plan of one target.
 func (p *Plan) Targets() []string {
 	if p.multi == nil {
 		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}

@@ -323,3 +323,25 @@ func TestOneTargetUnchanged(t *testing.T) {
 		t.Errorf("one target: targets %v, order %q", res.Targets, res.Target.Order)
 	}
 }
+
+// TestPlanTargets: Plan.Targets lists the load's targets as "METHOD URL",
+// without credentials: the URL's first (with the Config's method and
+// body), then Targets'.
+func TestPlanTargets(t *testing.T) {
+	p, err := gb.NewPlan(gb.Config{URL: "http://u:secret@127.0.0.1:1/a", Body: []byte("x"), Requests: 1,
+		Targets: []gb.Target{{URL: "https://127.0.0.1:2/b", Method: "DELETE"}, {URL: "127.0.0.1:3/c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"POST http://127.0.0.1:1/a", "DELETE https://127.0.0.1:2/b", "GET http://127.0.0.1:3/c"}
+	if got := p.Targets(); !slices.Equal(got, want) {
+		t.Errorf("Targets() = %q, want %q", got, want)
+	}
+	one, err := gb.NewPlan(gb.Config{URL: "http://127.0.0.1:1/a", Method: "HEAD", Requests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := one.Targets(); !slices.Equal(got, []string{"HEAD http://127.0.0.1:1/a"}) {
+		t.Errorf("one target: %q", got)
+	}
+}

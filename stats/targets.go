@@ -13,7 +13,7 @@ import (
 // targets sum to Counts.Dispatched (dropped rate-mode requests were never
 // sent, so belong to no target).
 type TargetStats struct {
-	URL      string   `json:"url"`    // credentials redacted
+	URL      string   `json:"url"`    // without credentials
 	Method   string   `json:"method"` // as sent
 	Requests int64    `json:"requests"`
 	Outcomes Outcomes `json:"outcomes"`  // as Counts.Outcomes; dropped is always 0
