@@ -21,6 +21,16 @@ type Config struct {
 	// unless BasicAuth is set; it never appears in a Result.
 	URL string
 
+	// Targets are more requests to spread the load over (gb --targets,
+	// several URLs): the load's targets are URL, when set, with Method and
+	// Body, then Targets in order (see Target for what each takes from the
+	// Config). Order says which target each request goes to; the Result
+	// then counts each target apart (Result.Targets), and its Target
+	// describes the first. nil = URL alone.
+	Targets []Target
+	Order   string // OrderRoundRobin (and "") or OrderRandom
+	Seed    int64  // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
+
 	Method      string   // "" = GET, or POST when Body is non-nil
 	Headers     []string // extra header lines "Name: value", sent in order after gb's own
 	Cookies     []string // joined with "; " into one Cookie header; nil = none

@@ -33,13 +33,14 @@ type Plan struct {
 	client *client.Config
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
+	multi  *multiTarget // several targets (targets.go); nil = one
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
 // *ConfigError is the caller's mistake (the command line exits 22 on it).
 // The options apply to every run of the Plan.
 func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
-	t, err := parseTarget(cfg.URL)
+	t, err := cfg.parseFirst()
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +64,15 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err := checkFileLimit(cfg.concurrency()); err != nil {
 		return nil, err
 	}
-	req, err := buildRequest(&cfg, t)
+	req, err := buildRequest(cfg.firstTarget(), t)
 	if err != nil {
 		return nil, err
 	}
 	p.req = req.Append(nil)
-	if p.client, err = p.clientConfig(); err != nil {
+	if p.client, err = p.clientConfig(cfg.firstTarget(), t); err != nil {
+		return nil, err
+	}
+	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {
@@ -79,7 +83,8 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 }
 
 // Request returns the request's wire bytes (headers and body) as every
-// worker sends them, credentials included. The caller must not modify it.
+// worker sends them (the first target's, with several), credentials
+// included. The caller must not modify it.
 func (p *Plan) Request() []byte { return p.req }
 
 // Config returns the Config the Plan was made from; with Config.Shard
@@ -263,13 +268,14 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 				Server: serverLive(capture.Load().Live())})
 		}
 	}
+	p.multiLoad(&lc)
 	return lc
 }
 
 // base is the part of the result the engine does not know: what was asked.
 func (p *Plan) base(cfg *Config, o *options) stats.Result {
 	t := p.target
-	return stats.Result{
+	res := stats.Result{
 		Version:   stats.FormatVersion,
 		GBVersion: Version,
 		Command:   append([]string{}, o.command...), // [] rather than null without WithCommand
@@ -294,6 +300,8 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			Shard:          cfg.Shard,
 		},
 	}
+	p.describeTargets(&res)
+	return res
 }
 
 // noteTLS copies the first TLS session's details into res.Server.
@@ -305,10 +313,10 @@ func (p *Plan) noteTLS(res *Result) {
 	}
 }
 
-// clientConfig builds the connections' shared configuration, resolving
-// the host (or the proxy) once so that no request waits on DNS.
-func (p *Plan) clientConfig() (*client.Config, error) {
-	cfg, t := &p.cfg, p.target
+// clientConfig builds the shared configuration of the connections to t
+// (cfg is the Config as it applies to t), resolving the host (or the
+// proxy) once so that no request waits on DNS.
+func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 	method := cfg.method()
 	cc := &client.Config{
 		Request:    p.req,

@@ -67,6 +67,9 @@ func Combine(rs ...*Result) (*Result, error) {
 		return nil, err
 	}
 	out.Series = s
+	if out.Targets, err = combineTargets(rs); err != nil {
+		return nil, err
+	}
 	return &out, nil
 }
 

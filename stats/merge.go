@@ -61,6 +61,7 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 		c.LengthMismatch = lengthMismatches(recs, first.length)
 	}
 	tls := retireAll(all)
+	mergeTargets(&r, tls)
 	for p := range exact {
 		if exact[p].Count == 0 {
 			continue

@@ -146,6 +146,9 @@ type Recorder struct {
 	iv     int64    // the current interval: Unix ns / every
 	ivEnd  int64    // the current interval's end, ns since the run's start
 	mark   Outcomes // Outcomes at the last flush
+
+	targetBatch *[batchLen]targetSample // EndTarget's requests not yet flushed; allocated by the first
+	nTarget     int
 }
 
 // maxLengths is how many distinct body lengths a Recorder counts; the rest
@@ -375,6 +378,7 @@ func (r *Recorder) Error(msg string) {
 // stops; Response and EndAt call it when the batch is full or an interval
 // ends.
 func (r *Recorder) Flush() {
+	r.flushTargets()
 	var out Outcomes
 	changed := r.nBatch > 0
 	for i, v := range r.Outcomes {

@@ -43,6 +43,11 @@ type Result struct {
 	// nil when the run recorded none.
 	Series *Series `json:"series,omitempty"`
 
+	// Targets is each target's account, in the order of the Config's
+	// targets, when the run had more than one (Target then describes the
+	// first); nil for a run of one target.
+	Targets []TargetStats `json:"targets,omitempty"`
+
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
 	Samples []Sample `json:"-"`
@@ -81,6 +86,11 @@ type Target struct {
 	// Concurrency, Requests and Rate above are then its share. The zero
 	// value (omitted in JSON) means the run was the whole load, or a merge.
 	Shard ShardID `json:"shard,omitzero"`
+
+	// Order is how requests were spread over several targets:
+	// "round-robin" or "random" (with Seed); "" = one target.
+	Order string `json:"order,omitempty"`
+	Seed  int64  `json:"seed,omitempty"` // the random order's seed; absent = 0
 }
 
 // Server describes who answered.
@@ -264,5 +274,5 @@ func (r *Result) Check() []error {
 	if c := r.Latency[Corrected]; r.Target.Rate > 0 && c != nil && c.Count != r.Complete()+o[Dropped] {
 		errs = append(errs, fmt.Errorf("I5: %d corrected latency samples for %d complete and %d dropped requests", c.Count, r.Complete(), o[Dropped]))
 	}
-	return errs
+	return append(errs, r.checkTargets()...)
 }

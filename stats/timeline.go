@@ -76,6 +76,8 @@ type timeline struct {
 	points map[int64]*timePoint
 	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
 	newest int64                                    // the newest interval a shard handed over; 0 = none
+
+	targets targetTable // per-target counts, in runs with several targets (EndTarget)
 }
 
 // timePoint is one interval of the run, all shards summed.

@@ -31,10 +31,10 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	case o.version:
 		_ = report.Banner(stdout, gb.Version, false)
 		return exitOK
-	case len(rest) != 1:
+	case len(rest) == 0 && o.targetsFile == "":
 		return fail(stderr, getopt.Errorf(true, "wrong number of arguments"))
 	}
-	p, err := o.plan(rest[0], redactArgs(args), stderr)
+	p, err := o.plan(o.setURLs(rest), redactArgs(args), stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -43,14 +43,22 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 }
 
 // parseAll parses the options before the URL, as ab takes them, and
-// those after it, as hey and oha take them (gb URL -n 10).
+// those after it (or after several URLs), as hey and oha take them (gb
+// URL -n 10).
 func parseAll(args []string, specs []flagSpec, o *options) ([]string, error) {
 	rest, err := getopt.Parse(args, specs, o)
-	if err != nil || len(rest) < 2 || !strings.HasPrefix(rest[1], "-") {
+	k := 0
+	for k < len(rest) && !strings.HasPrefix(rest[k], "-") {
+		k++
+	}
+	if err != nil || k == 0 || k == len(rest) {
 		return rest, err
 	}
-	more, err := getopt.Parse(rest[1:], specs, o)
-	return append(rest[:1], more...), err
+	more, err := getopt.Parse(rest[k:], specs, o)
+	if err == nil && len(more) > 0 { // URLs come together, before or after the options
+		err = getopt.Errorf(true, "wrong number of arguments")
+	}
+	return append(rest[:k], more...), err
 }
 
 // fail prints err as one line (plus ab's usage for ab's usage errors) and
@@ -100,6 +108,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 		cfg.Method = o.methodKind
 	}
 	cfg.KeepSamples = o.gnuplotFile != "" || o.csvFile != ""
+	if err := o.addTargets(&cfg); err != nil {
+		return nil, err
+	}
 	var mu sync.Mutex
 	opts := []gb.Option{
 		gb.WithCommand(argv),

@@ -28,7 +28,7 @@ func TestBadInput(t *testing.T) {
 		msg  string
 	}{
 		{[]string{}, 22, "gb: wrong number of arguments"},
-		{[]string{"http://127.0.0.1:1/", "http://127.0.0.1:2/"}, 22, "gb: wrong number of arguments"},
+		{[]string{"--order", "sideways", "http://127.0.0.1:1/", "http://127.0.0.1:2/"}, 22, `gb: invalid value "sideways" for --order: want round-robin or random`},
 		{[]string{"http://127.0.0.1:1/", "-n", "10", "extra"}, 22, "gb: wrong number of arguments"},
 		{[]string{"-j", "http://127.0.0.1:1/"}, 22, "gb: illegal option -- j"},
 		{[]string{"-n"}, 22, "gb: option requires an argument -- n"},

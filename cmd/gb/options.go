@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"strconv"
 
 	"time"
 
@@ -38,6 +39,8 @@ type options struct {
 	repeat                          int           // --repeat; 0 = one run
 	pause                           time.Duration // --pause between repeated runs
 	stdout                          io.Writer     // the command's stdout, where "-" files go
+	moreURLs                        []string      // the URLs after the first (several targets)
+	targetsFile                     string        // --targets
 }
 
 func defaultOptions() options {
@@ -193,6 +196,19 @@ var abSpecs = []flagSpec{
 		}
 		o.cfg.StartAt = t
 		return nil
+	}),
+	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between)", setString(func(o *options) *string { return &o.targetsFile })),
+	opt(0, "order", "order", "How requests are spread over several targets: round-robin\n(default) or random (--seed)", func(o *options, v string) error {
+		switch v {
+		case gb.OrderRoundRobin, gb.OrderRandom:
+			o.cfg.Order = v
+			return nil
+		}
+		return errors.New("want round-robin or random")
+	}),
+	opt(0, "seed", "n", "Seed of --order random (default 0): the same seed, the same sequence", func(o *options, v string) (err error) {
+		o.cfg.Seed, err = strconv.ParseInt(v, 10, 64)
+		return err
 	}),
 	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
 }

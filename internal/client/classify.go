@@ -62,7 +62,7 @@ func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome
 // stale decides the keep-alive close race: idempotent requests are retried
 // once (RFC 9112 §9.3.1), others fail as stale_conn.
 func (f *Fast) stale() (stats.Outcome, bool) {
-	return stats.FailStaleConn, f.cfg.Idempotent
+	return stats.FailStaleConn, f.idempotent()
 }
 
 // classifyDial maps a dial error to its outcome.

@@ -40,6 +40,11 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 
+	// Targets, when set, are the requests of a run with several targets,
+	// indexed by load.Exchange.Target; Request, Head and Idempotent are
+	// then unused. nil = one target, Request. Not with pipelining.
+	Targets []Target
+
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
 	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far

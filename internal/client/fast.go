@@ -31,6 +31,7 @@ type Fast struct {
 	stop    atomic.Bool
 	live    atomic.Pointer[connRef] // the open connection, for Interrupt
 	pending int                     // pipelined responses still due after the one being read
+	target  int                     // the exchange's target (Config.Targets); 0 with one
 
 	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn, for unsolicited; nil until needed
 	peekFn  func(uintptr) bool // f.peek, bound once
@@ -81,6 +82,7 @@ func (f *Fast) Close() bool {
 // Do sends the request and reads the response; see load.Conn.
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
 	x.Start = time.Now()
+	f.target = x.Target
 	o, retry := f.attempt(x)
 	if retry {
 		x.Retried = true
@@ -102,7 +104,7 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 		x.Connected = x.Start
 	}
 	f.arm(x.Start)
-	n, err := f.nc.Write(f.cfg.Request)
+	n, err := f.nc.Write(f.request())
 	x.BytesOut += int64(n)
 	if err != nil && (reused || isTimeout(err) || !isPeerGone(err)) {
 		return f.failWrite(x, err, reused)
@@ -193,7 +195,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	x.FirstByte = time.Now()
 	f.phase(f.cfg.HeaderTimeout)
 	r := &f.resp
-	if err = f.rd.ReadHeader(r, f.cfg.Head); err == nil {
+	if err = f.rd.ReadHeader(r, f.head()); err == nil {
 		x.Status, x.Info, x.Server = r.Status, r.Info, f.rd.Server()
 		f.idle.body = true
 		err = f.rd.ReadBody(r)

@@ -65,6 +65,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		c.t.use(c)
 		if err := c.watch(unix.EPOLLIN, "read"); err != nil {
 			return 0, err
 		}
@@ -102,6 +103,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 // waits, the socket's input is not watched: a server that answers early and
 // stops reading must not wake the task over and over.
 func (c *Conn) awaitWritable() error {
+	c.t.use(c)
 	if err := c.watch(unix.EPOLLOUT, "write"); err != nil {
 		return err
 	}

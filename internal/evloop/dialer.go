@@ -63,12 +63,9 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	if t.conn != nil {
-		_ = t.conn.Close() // a task holds one connection; its owner dropped the last one
-	}
 	t.gen++
 	c := &Conn{t: t, fd: fd, gen: t.gen}
-	t.conn = c
+	t.use(c)
 	if err := d.options(c); err != nil {
 		_ = c.Close()
 		return nil, err

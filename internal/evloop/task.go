@@ -16,7 +16,9 @@ const (
 
 // Task is one coroutine of a Loop. Its methods must be called from the
 // task's own code; the loop reads its fields only while the task is parked.
-// A task holds at most one connection at a time.
+// A task may hold several connections (one per address of a run with
+// several targets), but parks on one at a time: conn, the one it last
+// waited on or dialed, whose events and deadline the loop follows.
 type Task struct {
 	loop    *Loop
 	slot    int32 // index in loop.tasks, carried by its epoll events
@@ -25,7 +27,7 @@ type Task struct {
 	yield   func(struct{}) bool
 	wait    waitKind
 	until   int64  // waitTimer: when to wake, in nanoseconds since epoch
-	conn    *Conn  // the open connection; nil = none
+	conn    *Conn  // the connection the task waits on (see use); nil = none
 	gen     uint32 // connections opened so far; tells a closed one's stale events apart
 	expired bool   // the wait ended by time or Interrupt, not by readiness
 	done    bool
@@ -65,3 +67,18 @@ func (t *Task) Sleep(d time.Duration) {
 
 // Interrupted reports whether the task's loop was interrupted.
 func (t *Task) Interrupted() bool { return t.loop.Interrupted() }
+
+// use makes c the connection the task waits on, the one whose events and
+// deadline the loop follows. The connection it turns from stops being
+// watched, so that its events (a server closing it while it is idle) do
+// not wake the loop, level-triggered, until the task uses it again. With
+// one connection per task this is a comparison.
+func (t *Task) use(c *Conn) {
+	if t.conn == c {
+		return
+	}
+	if old := t.conn; old != nil && !old.closed {
+		_ = old.watch(0, "read")
+	}
+	t.conn = c
+}

@@ -20,6 +20,25 @@ type Conn interface {
 	Close() bool
 }
 
+// Counted is a Conn that may hold several connections (one per address
+// of a run's targets): CloseCount closes them all and returns how many
+// were open, which the worker counts as closed.
+type Counted interface {
+	Conn
+	CloseCount() int
+}
+
+// closeConn closes c's connections and returns how many were open.
+func closeConn(c Conn) int64 {
+	if cc, ok := c.(Counted); ok {
+		return int64(cc.CloseCount())
+	}
+	if c.Close() {
+		return 1
+	}
+	return 0
+}
+
 // MaxPipeline is the deepest pipelining a run accepts (Config.Pipeline):
 // each worker holds one Exchange per request of its batch.
 const MaxPipeline = 1024
@@ -38,6 +57,7 @@ type Batcher interface {
 // monotonic readings; a phase that was not reached is the zero Time.
 type Exchange struct {
 	Intended  time.Time     // rate mode: when the request was due (set by the worker); zero in a closed loop
+	Target    int           // which of the run's targets to send (Config.Order; set by the worker); 0 with one target
 	Start     time.Time     // request start: dial start on a new connection, else just before the write
 	Connected time.Time     // connection ready (TLS done); equals Start on a reused connection
 	Handshake time.Duration // the TLS handshake of a new connection; 0 = none

@@ -64,6 +64,10 @@ type Config struct {
 	// measuring begins, from a timer's goroutine (gb reads its own CPU
 	// there, so the warm-up's cost is not charged to the measured run).
 	OnMeasure func()
+	// Order spreads the requests over several targets (Exchange.Target),
+	// and makes the result count each target apart (base.Targets must
+	// then name them). The zero value = one target.
+	Order Order
 }
 
 // DefaultInterval is the time series' interval when Config.Interval is 0.

@@ -56,6 +56,7 @@ func (w *worker) loop() {
 		w.count(1)
 		x.reset(w)
 		x.Intended = due
+		x.Target = r.cfg.Order.Target(i)
 		o := w.record(&x, w.conn.Do(&x))
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(&x, o)
@@ -118,8 +119,8 @@ func (w *worker) markConnected() {
 // finish closes the worker's connection (unless the run keeps it open for
 // the next step) and flushes its recorder.
 func (w *worker) finish() {
-	if !w.run.cfg.KeepOpen && w.conn.Close() {
-		w.rec.ConnsClosed++
+	if !w.run.cfg.KeepOpen {
+		w.rec.ConnsClosed += closeConn(w.conn)
 	}
 	w.main.Flush()
 	if w.warm != nil {
@@ -149,6 +150,7 @@ func (w *worker) loopBatch(b Batcher) {
 		for i := range xs[:k] {
 			xs[i].reset(w)
 		}
+		r.cfg.Order.spread(xs[:k], i)
 		b.DoBatch(xs[:k], outs[:k])
 		for i := range xs[:k] {
 			o := w.record(&xs[i], outs[i])
@@ -189,6 +191,9 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if o.Responded() { // a status whose response then failed is not counted
 		rec.Status(x.Status)
 		w.response(x)
+	}
+	if w.run.cfg.Order.Targets > 1 {
+		w.recordTarget(x, o)
 	}
 	rec.EndAt(o, int64(x.Done.Sub(w.run.start)))
 	w.last = x.Done

@@ -73,6 +73,9 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	line("connections", fmt.Sprintf("opened=%d closed=%d", c.ConnsOpened, c.ConnsClosed))
 	line("bytes sent", fmt.Sprint(c.BytesOut))
 	line("latency ms", latencySummary(r.Latency[stats.Total]))
+	if len(r.Targets) > 0 {
+		targetLines(r, line)
+	}
 	if r.Target.Rate > 0 {
 		writeRate(line, r)
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
+)
+
+// targetLine matches a "target N" line of gb's section.
+var targetLine = regexp.MustCompile(`(?m)^  target \d+: +requests=(\d+) +rps=\S+ +share=(\S+) +p50=\S+ +p99=\S+ +failed=(\d+) +non2xx=(\d+) +(\S+) (\S+)$`)
+
+// TestTargetsOnTheCommandLine: two URLs and a --targets file make one
+// load of three targets: -m applies to the command line's URLs, the file's
+// target keeps its own method, -H goes to all; options may follow the
+// URLs. The report's gb section has the targets table, the JSON the
+// targets, and gb report renders the same table from the JSON.
+func TestTargetsOnTheCommandLine(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	dir := t.TempDir()
+	body := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(body, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := tempFile(t, "targets.txt", fmt.Sprintf("POST %s/ok?status=201\nContent-Type: application/json\n@%s\n", srv.URL(), body))
+	js := filepath.Join(dir, "out.json")
+	r := runGB(t, "-q", "-k", "-m", "PUT", "-H", "X-All: 1", srv.URL()+"/hello", srv.URL()+"/status?s=503",
+		"-n", "300", "-c", "3", "--targets", file, "--json", js)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	rows := targetLine.FindAllStringSubmatch(r.stdout, -1)
+	want := [][]string{{"100", "0.333", "0", "0", "PUT", srv.URL() + "/hello"},
+		{"100", "0.333", "0", "100", "PUT", srv.URL() + "/status?s=503"},
+		{"100", "0.333", "0", "0", "POST", srv.URL() + "/ok?status=201"}}
+	if len(rows) != 3 || !strings.Contains(r.stdout, "  targets:              3, round-robin\n") {
+		t.Fatalf("gb section:\n%s", r.stdout)
+	}
+	for i, row := range rows {
+		if strings.Join(row[1:], " ") != strings.Join(want[i], " ") {
+			t.Errorf("target %d: %q, want %q", i+1, row[1:], want[i])
+		}
+	}
+	res := readResult(t, js)
+	if len(res.Targets) != 3 || res.Targets[2].BytesOut <= res.Targets[0].BytesOut {
+		t.Errorf("JSON targets %+v", res.Targets)
+	}
+	again := runGB(t, "report", js)
+	if got := targetLine.FindAllString(again.stdout, -1); strings.Join(got, "\n") != strings.Join(targetLine.FindAllString(r.stdout, -1), "\n") {
+		t.Errorf("gb report's targets:\n%s\nthe run's:\n%s", strings.Join(got, "\n"), r.stdout)
+	}
+	if l := srv.Ledger(); l.HTTP.Requests != 300 {
+		t.Errorf("server saw %d requests", l.HTTP.Requests)
+	}
+}
+
+// TestTargetsBadInput: a malformed targets file, a missing body file or
+// targets file, and an unknown order are each one line on stderr and
+// exit 22, before any load.
+func TestTargetsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := tempFile(t, "targets.txt", "GET http://127.0.0.1:1/a\n\nGETT\n")
+	nobody := tempFile(t, "targets.txt", "# a body that is not there\nPOST http://127.0.0.1:1/a\n@"+dir+"/missing.json\n")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--targets", bad}, "gb: " + bad + `:3: want "METHOD URL", got "GETT"`},
+		{[]string{"--targets", nobody, "http://127.0.0.1:1/"}, "gb: " + nobody + `:3: cannot read body file "` + dir + `/missing.json": no such file or directory`},
+		{[]string{"--targets", dir + "/none.txt"}, "gb: cannot read targets file " + dir + "/none.txt: no such file or directory"},
+		{[]string{"-n", "2", "--pipeline", "2", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b"}, "gb: --pipeline with several targets is not supported: pipeline one URL at a time"},
+		{[]string{"http://127.0.0.1:1/a", "http://"}, `gb: target 2: invalid URL "http://"`},
+	} {
+		r := runGB(t, tc.args...)
+		if r.code != 22 || r.stderr != tc.msg+"\n" || r.stdout != "" {
+			t.Errorf("gb %q: exit %d, stderr %q; want 22 and %q", tc.args, r.code, r.stderr, tc.msg)
+		}
+	}
+}

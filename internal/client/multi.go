@@ -1,0 +1,93 @@
+package client
+
+import (
+	"context"
+
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// Target is one request of a run with several targets (Config.Targets):
+// its wire bytes, built once, and what the client must know of it.
+type Target struct {
+	Request    []byte // the request's wire bytes (h1.Request.Append)
+	Head       bool   // the request is HEAD: its response has no body
+	Idempotent bool   // the method may be retried after the keep-alive close race
+}
+
+// request returns the wire bytes of the request being sent: the current
+// exchange's target's with Config.Targets, else Config.Request.
+func (f *Fast) request() []byte {
+	if t := f.cfg.Targets; t != nil {
+		return t[f.target].Request
+	}
+	return f.cfg.Request
+}
+
+// head reports whether the request being sent is HEAD.
+func (f *Fast) head() bool {
+	if t := f.cfg.Targets; t != nil {
+		return t[f.target].Head
+	}
+	return f.cfg.Head
+}
+
+// idempotent reports whether the request being sent may be retried.
+func (f *Fast) idempotent() bool {
+	if t := f.cfg.Targets; t != nil {
+		return t[f.target].Idempotent
+	}
+	return f.cfg.Idempotent
+}
+
+// Multi is one worker's connections to the several addresses of a run's
+// targets: a Fast per distinct address (host:port, and server name for
+// TLS), each keeping its own connection alive, so targets that share an
+// address share its connection and the worker holds at most one
+// connection per address. Do sends each exchange on its target's
+// address's Fast. A Multi is owned by one worker, like a Fast.
+type Multi struct {
+	fasts  []*Fast
+	addrOf []int // target index -> index in fasts; shared, read-only
+}
+
+var _ load.Conn = (*Multi)(nil)
+
+// NewMulti returns a worker's client for targets spread over the
+// addresses of cfgs: target t is sent to cfgs[addrOf[t]] (each Config's
+// Targets lists every target, by the run's index). ctx is as NewFast's;
+// on an event loop all the connections are the worker's task's.
+func NewMulti(ctx context.Context, cfgs []*Config, addrOf []int) *Multi {
+	m := &Multi{fasts: make([]*Fast, len(cfgs)), addrOf: addrOf}
+	for i, c := range cfgs {
+		m.fasts[i] = NewFast(ctx, c)
+	}
+	return m
+}
+
+// Do sends x's target's request on that target's address's connection.
+func (m *Multi) Do(x *load.Exchange) stats.Outcome {
+	return m.fasts[m.addrOf[x.Target]].Do(x)
+}
+
+// Interrupt interrupts every address's client.
+func (m *Multi) Interrupt() {
+	for _, f := range m.fasts {
+		f.Interrupt()
+	}
+}
+
+// Close closes every open connection and reports whether any was open.
+func (m *Multi) Close() bool { return m.CloseCount() > 0 }
+
+// CloseCount closes every open connection and returns how many were open
+// (load.Counted).
+func (m *Multi) CloseCount() int {
+	n := 0
+	for _, f := range m.fasts {
+		if f.Close() {
+			n++
+		}
+	}
+	return n
+}

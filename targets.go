@@ -1,0 +1,228 @@
+package gb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// Target is one request of a load with several targets (Config.Targets,
+// gb --targets or several URLs). Its fields are its own: Method and Body
+// are not taken from the Config. What the Config says of every request
+// (Headers, Cookies, BasicAuth, UserAgent, ContentType, KeepAlive,
+// Proxy, TLS, timeouts) applies to every target; a Target's Headers are
+// sent after the Config's, and a Content-Type among them replaces
+// Config.ContentType for it.
+type Target struct {
+	URL     string   // as Config.URL: http://host[:port]/path or https://…
+	Method  string   // "" = GET, or POST when Body is non-nil
+	Headers []string // extra header lines "Name: value", after Config.Headers
+	Body    []byte   // request body, sent with Content-Length; nil = none
+
+	// Source says where the target was read, for error messages
+	// ("targets.txt:3", as ReadTargets sets it); "" = "target N", its
+	// place in the load's list of targets.
+	Source string
+}
+
+// The orders of a load with several targets (Config.Order).
+const (
+	OrderRoundRobin = "round-robin" // request i goes to target i mod k: equal shares
+	OrderRandom     = "random"      // each request's target drawn from Config.Seed and its index
+)
+
+// targetList is the load's targets: URL (with the Config's Method, Body
+// and no Headers of its own) when set, then Targets.
+func (c *Config) targetList() []Target {
+	if c.URL == "" && len(c.Targets) > 0 {
+		return c.Targets
+	}
+	return append([]Target{{URL: c.URL, Method: c.Method, Body: c.Body, Source: "the URL"}}, c.Targets...)
+}
+
+// parseFirst parses the first target's URL, the one a Result's Target
+// describes; its error names the target when it is one of Targets.
+func (c *Config) parseFirst() (*target, error) {
+	first := c.targetList()[0]
+	t, err := parseTarget(first.URL)
+	if err != nil && c.URL == "" {
+		return nil, targetErr(first.source(0), first.URL, err)
+	}
+	return t, err
+}
+
+// firstTarget is the Config of the first target alone.
+func (c *Config) firstTarget() *Config { return c.forTarget(&c.targetList()[0]) }
+
+// forTarget is c as it applies to target t: t's URL, method, body, and
+// c's headers followed by t's.
+func (c *Config) forTarget(t *Target) *Config {
+	tc := *c
+	tc.URL, tc.Method, tc.Body, tc.Targets = t.URL, t.Method, t.Body, nil
+	if len(t.Headers) > 0 {
+		tc.Headers = append(append([]string{}, c.Headers...), t.Headers...)
+	}
+	return &tc
+}
+
+// multiTarget is a Plan's many targets: their requests and the addresses
+// they are sent to. nil in a Plan of one target.
+type multiTarget struct {
+	order   load.Order
+	names   []stats.TargetStats // URL and method of each, for Result.Targets
+	clients []*client.Config    // one per distinct address; the Plan's own client is one of them
+	addrOf  []int               // target -> index in clients
+	method0 string              // the first target's method, for Result.Target
+	body0   int64               // the first target's body length
+}
+
+// prepareTargets parses and checks every target of a Config with several
+// and builds their requests, before any load: an error names the target
+// (its Source) and is a *ConfigError for the caller's mistakes. Targets on
+// one address (IP and port, and the server name over TLS) share its
+// client Config, so a worker keeps one connection per address.
+func (p *Plan) prepareTargets(first *Config) error {
+	cfg := &p.cfg
+	list := cfg.targetList()
+	switch cfg.Order {
+	case "", OrderRoundRobin, OrderRandom:
+	default:
+		return configErr(false, "unknown order %q (want %s or %s)", cfg.Order, OrderRoundRobin, OrderRandom)
+	}
+	if len(list) < 2 {
+		return nil
+	}
+	if cfg.Pipeline > 1 {
+		return configErr(false, "--pipeline with several targets is not supported: pipeline one URL at a time")
+	}
+	m := &multiTarget{order: load.Order{Targets: len(list), Random: cfg.Order == OrderRandom, Seed: uint64(cfg.Seed)},
+		method0: first.method(), body0: int64(len(first.Body))}
+	reqs := make([]client.Target, len(list))
+	byHost := map[string]int{} // scheme://host:port -> index in m.clients
+	byAddr := map[string]int{} // resolved address (and server name) -> index in m.clients
+	for i := range list {
+		tc := cfg.forTarget(&list[i])
+		src := list[i].source(i)
+		t, err := parseTarget(tc.URL)
+		if err != nil {
+			return targetErr(src, tc.URL, err)
+		}
+		req, err := buildRequest(tc, t)
+		if err != nil {
+			return targetErr(src, "", err)
+		}
+		method := tc.method()
+		reqs[i] = client.Target{Request: req.Append(nil), Head: method == "HEAD", Idempotent: idempotent(method)}
+		m.names = append(m.names, stats.TargetStats{URL: t.url.Redacted(), Method: method})
+		hostKey := t.url.Scheme + "://" + t.url.Host
+		a, ok := byHost[hostKey]
+		if !ok {
+			cc := p.client
+			if i > 0 {
+				if cc, err = p.clientConfig(tc, t); err != nil {
+					return targetErr(src, "", err)
+				}
+			}
+			addrKey := cc.Addr
+			if t.tls {
+				addrKey += " " + t.host
+			}
+			if a, ok = byAddr[addrKey]; !ok {
+				a = len(m.clients)
+				byAddr[addrKey] = a
+				m.clients = append(m.clients, cc)
+			}
+			byHost[hostKey] = a
+		}
+		m.addrOf = append(m.addrOf, a)
+	}
+	for _, cc := range m.clients {
+		cc.Targets = reqs
+	}
+	if len(m.clients) > 1 { // a connection per worker and address
+		if err := checkFileLimit(cfg.concurrency() * len(m.clients)); err != nil {
+			return err
+		}
+	}
+	p.multi = m
+	return nil
+}
+
+// source names target i of the load's list in an error message.
+func (t *Target) source(i int) string {
+	if t.Source != "" {
+		return t.Source
+	}
+	return "target " + strconv.Itoa(i+1)
+}
+
+// targetErr puts the target's source before err's message, keeping its
+// kind: a *ConfigError stays one (exit 22), without ab's usage text.
+func targetErr(src, url string, err error) error {
+	msg := err.Error()
+	if msg == "invalid URL" {
+		msg += " " + strconv.Quote(hideCredentials(url))
+	}
+	if _, ok := err.(*ConfigError); ok {
+		return configErr(false, "%s: %s", src, msg)
+	}
+	return fmt.Errorf("%s: %s", src, msg)
+}
+
+// idempotent reports whether a request of method may be sent again after
+// the keep-alive close race (RFC 9110 §9.2.2).
+func idempotent(method string) bool {
+	switch method {
+	case "GET", "HEAD", "PUT", "DELETE", "OPTIONS":
+		return true
+	}
+	return false
+}
+
+// multiLoad makes a load of several targets spread its requests by the
+// order and count each target; with targets on several addresses, each
+// worker gets a client per address (client.Multi). The connections the
+// Plan carries between runs (Carry) are then not kept.
+func (p *Plan) multiLoad(lc *load.Config) {
+	m := p.multi
+	if m == nil {
+		return
+	}
+	lc.Order = m.order
+	if len(m.clients) > 1 {
+		lc.KeepOpen = false
+		lc.NewConn = func(ctx context.Context) load.Conn { return client.NewMulti(ctx, m.clients, m.addrOf) }
+	}
+}
+
+// describeTargets adds the targets' names and order to a Result of a
+// Plan with several, whose Target describes the first.
+func (p *Plan) describeTargets(r *stats.Result) {
+	m := p.multi
+	if m == nil {
+		return
+	}
+	r.Target.Method, r.Target.BodyLength = m.method0, m.body0
+	r.Target.Order, r.Target.Seed = OrderRoundRobin, 0
+	if m.order.Random {
+		r.Target.Order, r.Target.Seed = OrderRandom, int64(m.order.Seed)
+	}
+	r.Targets = append([]stats.TargetStats(nil), m.names...)
+}
+
+// Targets returns the Plan's targets as "METHOD URL" (the URL without
+// credentials), in the load's order; one for a Plan of one target.
+func (p *Plan) Targets() []string {
+	if p.multi == nil {
+		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
+	}
+	out := make([]string, len(p.multi.names))
+	for i, n := range p.multi.names {
+		out[i] = n.Method + " " + n.URL
+	}
+	return out
+}

@@ -1,0 +1,347 @@
+package gb_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/testserver"
+	"github.com/gb-bench/gb/internal/testsupport"
+	"github.com/gb-bench/gb/stats"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var engines = []string{gb.EngineLoop, gb.EngineGoroutine}
+
+// writeTargets writes a targets file in dir and returns its path.
+func writeTargets(t *testing.T, dir, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, "targets.txt")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTargetsFileAgainstNginx: a three-target file (two files and a
+// missing one, a header on one, comments and blank lines) against nginx,
+// round-robin, on both engines: each target gets exactly a third of -n,
+// the targets' requests sum to the run's, and each target's requests,
+// statuses, body bytes and request bytes equal what nginx's access log
+// says for its path. The JSON, with its targets array, matches the schema.
+func TestTargetsFileAgainstNginx(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			ng := testsupport.StartNginx(t, testsupport.NginxOptions{})
+			path := writeTargets(t, t.TempDir(), fmt.Sprintf(`# three paths
+GET %[1]s/small.txt
+
+GET %[1]s/10k.dat
+X-Test: yes
+# a comment inside a target
+
+HEAD %[1]s/missing
+`, ng.URL))
+			targets, err := gb.ReadTargets(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 300
+			res, err := gb.Run(context.Background(), gb.Config{Targets: targets, Requests: n, Concurrency: 3,
+				KeepAlive: true, Engine: engine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Targets) != 3 || res.Target.Order != gb.OrderRoundRobin || res.Target.Path != "/small.txt" {
+				t.Fatalf("targets %+v, order %q, first path %q", res.Targets, res.Target.Order, res.Target.Path)
+			}
+			// nginx logs a request after its response: wait for the last lines.
+			testsupport.WaitFor(t, "nginx's log", func() bool { return len(ng.Entries(t)) == n })
+			log := ng.Entries(t)
+			uris := []string{"/small.txt", "/10k.dat", "/missing"}
+			var sum int64
+			for i, tg := range res.Targets {
+				var reqs, body, reqBytes, status int64
+				for _, e := range log {
+					if e.URI == uris[i] {
+						reqs++
+						body += e.Body
+						reqBytes += e.RequestLength
+						status = int64(e.Status)
+					}
+				}
+				sum += tg.Requests
+				if tg.Requests != n/3 || reqs != n/3 {
+					t.Errorf("%s: gb sent %d, nginx logged %d, want %d each", uris[i], tg.Requests, reqs, n/3)
+				}
+				if tg.BodyIn != body || tg.BytesOut != reqBytes {
+					t.Errorf("%s: gb body %d, request bytes %d; nginx body %d, request bytes %d", uris[i], tg.BodyIn, tg.BytesOut, body, reqBytes)
+				}
+				wantOK, wantNon2xx := int64(n/3), int64(0)
+				if status == 404 {
+					wantOK, wantNon2xx = 0, n/3
+				}
+				if tg.Outcomes[stats.OK] != wantOK || tg.Outcomes[stats.Non2xx] != wantNon2xx || tg.Failed() != 0 {
+					t.Errorf("%s (status %d): outcomes %v", uris[i], status, tg.Outcomes)
+				}
+				if tg.Latency == nil || tg.Latency.Count != n/3 || tg.LengthMismatch != 0 {
+					t.Errorf("%s: latency %+v, length mismatches %d", uris[i], tg.Latency, tg.LengthMismatch)
+				}
+			}
+			if sum != res.Counts.Dispatched || res.Counts.LengthMismatch != 0 || res.Failed() != 0 {
+				t.Errorf("targets sum to %d, dispatched %d; length mismatches %d", sum, res.Counts.Dispatched, res.Counts.LengthMismatch)
+			}
+			if res.Targets[2].Method != "HEAD" || res.Targets[2].BodyIn != 0 {
+				t.Errorf("HEAD target: %+v", res.Targets[2])
+			}
+			checkTargetsSchema(t, res)
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
+		})
+	}
+}
+
+// checkTargetsSchema: r's JSON, as gb writes it, matches the schema.
+func checkTargetsSchema(t *testing.T, r *gb.Result) {
+	t.Helper()
+	c := *r
+	c.Command = []string{"gb"} // a library run has none, which the schema refuses
+	var b bytes.Buffer
+	if err := report.JSON(&b, &c); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := jsonschema.NewCompiler().Compile("stats/result.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("a many-target result does not match the schema: %v", err)
+	}
+}
+
+// TestTargetsRandomOrderIsSeeded: the random order sends the same
+// sequence of targets for the same seed (nginx's log, one connection, in
+// order) and another for another seed, and each target gets some.
+func TestTargetsRandomOrderIsSeeded(t *testing.T) {
+	ng := testsupport.StartNginx(t, testsupport.NginxOptions{})
+	run := func(seed int64) []string {
+		before := len(ng.Entries(t))
+		res, err := gb.Run(context.Background(), gb.Config{URL: ng.URL + "/small.txt",
+			Targets: []gb.Target{{URL: ng.URL + "/10k.dat"}, {URL: ng.URL + "/missing"}},
+			Order:   gb.OrderRandom, Seed: seed, Requests: 90, KeepAlive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Target.Order != gb.OrderRandom || res.Target.Seed != seed {
+			t.Errorf("order %q seed %d", res.Target.Order, res.Target.Seed)
+		}
+		var seq []string
+		counts := map[string]int64{}
+		testsupport.WaitFor(t, "nginx's log", func() bool { return len(ng.Entries(t)) == before+90 })
+		for _, e := range ng.Entries(t)[before:] {
+			seq = append(seq, e.URI)
+			counts[e.URI]++
+		}
+		for _, tg := range res.Targets {
+			if path := strings.TrimPrefix(tg.URL, ng.URL); tg.Requests == 0 || counts[path] != tg.Requests {
+				t.Errorf("target %s: %d requests, %d in the log", tg.URL, tg.Requests, counts[path])
+			}
+		}
+		return seq
+	}
+	a, b, c := run(5), run(5), run(6)
+	if len(a) != 90 || !slices.Equal(a, b) {
+		t.Errorf("seed 5 twice: %d and %d requests, same sequence %v", len(a), len(b), slices.Equal(a, b))
+	}
+	if slices.Equal(a, c) {
+		t.Error("seeds 5 and 6 sent the same sequence")
+	}
+}
+
+// TestTargetsOnTwoServers: targets on two addresses (two on one gb test
+// server, one on another over https, which the first's -k and
+// --insecure also serve) each get their share, and connections are
+// pooled per address: each server sees one connection per worker, the
+// first server's two targets sharing it. Both engines.
+func TestTargetsOnTwoServers(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s1 := testsupport.Server(t, testserver.Options{})
+			s2 := testsupport.Server(t, testserver.Options{TLS: true})
+			const n, c = 600, 4
+			res, err := gb.Run(context.Background(), gb.Config{URL: s1.URL() + "/hello",
+				Targets:  []gb.Target{{URL: s1.URL() + "/json"}, {URL: s2.TLSURL() + "/bytes/100"}},
+				Requests: n, Concurrency: c, KeepAlive: true, Engine: engine, TLS: gb.TLS{Insecure: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tg := range res.Targets {
+				if tg.Requests != n/3 || tg.Outcomes[stats.OK] != n/3 {
+					t.Errorf("%s: %d requests, outcomes %v", tg.URL, tg.Requests, tg.Outcomes)
+				}
+			}
+			l1, l2 := s1.Ledger(), s2.Ledger()
+			if l1.HTTP.Requests != 2*n/3 || l2.TLS.Requests != n/3 {
+				t.Errorf("server 1 saw %d requests, server 2 %d over TLS; want %d and %d", l1.HTTP.Requests, l2.TLS.Requests, 2*n/3, n/3)
+			}
+			if l1.HTTP.Conns != c || l2.TLS.Conns != c || l2.HTTP.Conns != 0 {
+				t.Errorf("connections: server 1 %d, server 2 %d (TLS) and %d (http); want %d, %d, 0", l1.HTTP.Conns, l2.TLS.Conns, l2.HTTP.Conns, c, c)
+			}
+			if res.Counts.ConnsOpened != 2*c || res.Counts.ConnsClosed != 2*c {
+				t.Errorf("gb opened %d and closed %d connections, want %d", res.Counts.ConnsOpened, res.Counts.ConnsClosed, 2*c)
+			}
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
+			if res.Server.TLSProtocol != "" {
+				t.Errorf("TLS details %q from the https target, the first is plain http", res.Server.TLSProtocol)
+			}
+		})
+	}
+}
+
+// TestTargetsRateMode: with -R, the targets share the schedule: each gets
+// its third of -n, and the run's corrected latency is there.
+func TestTargetsRateMode(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	res, err := gb.Run(context.Background(), gb.Config{URL: srv.URL() + "/hello",
+		Targets:  []gb.Target{{URL: srv.URL() + "/json"}, {URL: srv.URL() + "/ok", Method: "POST", Body: []byte("x=1")}},
+		Requests: 90, Concurrency: 3, KeepAlive: true, Rate: gb.Rate{Freq: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range res.Targets {
+		if tg.Requests != 30 || tg.Outcomes[stats.OK] != 30 {
+			t.Errorf("%s %s: %d requests, outcomes %v", tg.Method, tg.URL, tg.Requests, tg.Outcomes)
+		}
+	}
+	if res.Targets[2].Method != "POST" || res.Latency[stats.Corrected] == nil || res.Counts.Scheduled != 90 {
+		t.Errorf("method %q, corrected %v, scheduled %d", res.Targets[2].Method, res.Latency[stats.Corrected], res.Counts.Scheduled)
+	}
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("invariants: %v", errs)
+	}
+	if l := srv.Ledger(); l.HTTP.Requests != 90 {
+		t.Errorf("server saw %d requests", l.HTTP.Requests)
+	}
+}
+
+// TestTargetsMerge: the shards of a many-target load combine into one
+// result whose targets hold the sum of the shards' counts.
+func TestTargetsMerge(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	cfg := gb.Config{URL: srv.URL() + "/hello", Targets: []gb.Target{{URL: srv.URL() + "/json"}},
+		Requests: 100, Concurrency: 2, KeepAlive: true}
+	var parts []*gb.Result
+	for i := range 2 {
+		cfg.Shard = gb.Shard{Index: i, Count: 2}
+		r, err := gb.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, r)
+	}
+	m, err := gb.Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tg := range m.Targets {
+		if tg.Requests != 50 || tg.Latency.Count != 50 || tg.Requests != parts[0].Targets[i].Requests+parts[1].Targets[i].Requests {
+			t.Errorf("merged target %s: %d requests, %d latencies", tg.URL, tg.Requests, tg.Latency.Count)
+		}
+	}
+}
+
+// TestTargetsFileErrors: a malformed targets file is one *ConfigError
+// naming the file and line, found before any load.
+func TestTargetsFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ content, msg string }{
+		{"GET http://127.0.0.1:1/a\n\nGETT\n", `targets.txt:3: want "METHOD URL", got "GETT"`},
+		{"get http://127.0.0.1:1/a\n", `targets.txt:1: want "METHOD URL", got "get http://127.0.0.1:1/a"`},
+		{"# only\nGET http://127.0.0.1:1/a\nNoColon\n", `targets.txt:3: want a "Name: value" header, an @body line or a blank line, got "NoColon"`},
+		{"GET http://127.0.0.1:1/a\nGET http://127.0.0.1:1/b\n", `targets.txt:2: want a "Name: value" header, an @body line or a blank line, got "GET http://127.0.0.1:1/b"`},
+		{"POST http://127.0.0.1:1/a\n@/nonexistent/body.json\n", `targets.txt:2: cannot read body file "/nonexistent/body.json": no such file or directory`},
+		{"GET ftp://127.0.0.1/a\n", `targets.txt:1: unsupported URL scheme "ftp" (supported: http, https)`},
+		{"\n\nGET http://\n", `targets.txt:3: invalid URL "http://"`},
+		{"# nothing\n\n", `targets.txt: no targets (want "METHOD URL" lines)`},
+	} {
+		_, err := gb.ReadTargets(writeTargets(t, dir, tc.content))
+		var ce *gb.ConfigError
+		if !errors.As(err, &ce) || err.Error() != dir+"/"+tc.msg {
+			t.Errorf("%q:\n got %v\nwant %s/%s", tc.content, err, dir, tc.msg)
+		}
+	}
+	// Checks only NewPlan makes (the header against the request framing,
+	// pipelining) name the target, or say what cannot be combined.
+	ts, err := gb.ParseTargets("t.txt", strings.NewReader("GET http://127.0.0.1:1/a\n\nPOST http://127.0.0.1:1/b\nTransfer-Encoding: chunked\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cfg gb.Config
+		msg string
+	}{
+		{gb.Config{Targets: ts, Requests: 1}, "t.txt:3: -H Transfer-Encoding conflicts with the request framing gb sets"},
+		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 2, Pipeline: 2},
+			"--pipeline with several targets is not supported: pipeline one URL at a time"},
+		{gb.Config{URL: "http://127.0.0.1:1/", Targets: []gb.Target{{URL: "http://"}}, Requests: 1}, `target 2: invalid URL "http://"`},
+		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 1, Order: "sideways"}, `unknown order "sideways" (want round-robin or random)`},
+	} {
+		_, err := gb.NewPlan(tc.cfg)
+		var ce *gb.ConfigError
+		if !errors.As(err, &ce) || err.Error() != tc.msg {
+			t.Errorf("got %v, want %s", err, tc.msg)
+		}
+	}
+}
+
+// TestOneTargetUnchanged: a load of one URL has no targets array and no
+// order, as before targets existed.
+func TestOneTargetUnchanged(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	res, err := gb.Run(context.Background(), gb.Config{URL: srv.URL() + "/hello", Requests: 10, KeepAlive: true,
+		Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Targets != nil || res.Target.Order != "" {
+		t.Errorf("one target: targets %v, order %q", res.Targets, res.Target.Order)
+	}
+}
+
+// TestPlanTargets: Plan.Targets lists the load's targets as "METHOD URL",
+// without credentials: the URL's first (with the Config's method and
+// body), then Targets'.
+func TestPlanTargets(t *testing.T) {
+	p, err := gb.NewPlan(gb.Config{URL: "http://u:secret@127.0.0.1:1/a", Body: []byte("x"), Requests: 1,
+		Targets: []gb.Target{{URL: "https://127.0.0.1:2/b", Method: "DELETE"}, {URL: "127.0.0.1:3/c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"POST http://127.0.0.1:1/a", "DELETE https://127.0.0.1:2/b", "GET http://127.0.0.1:3/c"}
+	if got := p.Targets(); !slices.Equal(got, want) {
+		t.Errorf("Targets() = %q, want %q", got, want)
+	}
+	one, err := gb.NewPlan(gb.Config{URL: "http://127.0.0.1:1/a", Method: "HEAD", Requests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := one.Targets(); !slices.Equal(got, []string{"HEAD http://127.0.0.1:1/a"}) {
+		t.Errorf("one target: %q", got)
+	}
+}

@@ -1,0 +1,136 @@
+package gb
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// ReadTargets reads a targets file in vegeta's http format (path "-" is
+// the standard input):
+//
+//	# a comment: the whole line
+//	GET http://localhost:8080/a
+//	X-Account: 8675309
+//
+//	POST http://localhost:8080/things
+//	Content-Type: application/json
+//	@things.json
+//
+// Each target is a "METHOD URL" line (METHOD in capitals), then header
+// lines "Name: value", then optionally "@path", a file whose content is
+// the body (the path as written: relative to the current directory). A
+// blank line, or the @path line, ends a target. Every problem is one
+// *ConfigError naming the file and line ("targets.txt:3: want \"METHOD
+// URL\", got \"GETT\""); the URLs are checked as NewPlan checks them.
+func ReadTargets(path string) ([]Target, error) {
+	if path == "-" {
+		return ParseTargets("stdin", os.Stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, configErr(false, "cannot read targets file %s: %v", path, unwrapPath(err))
+	}
+	defer f.Close()
+	return ParseTargets(path, f)
+}
+
+// ParseTargets parses a targets file's content (see ReadTargets); name
+// is the file's name in error messages and in each Target's Source.
+func ParseTargets(name string, r io.Reader) ([]Target, error) {
+	p := targetsParser{name: name}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		p.line++
+		if err := p.parse(strings.TrimSpace(sc.Text())); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, configErr(false, "%s:%d: %v", name, p.line+1, err)
+	}
+	if len(p.targets) == 0 {
+		return nil, configErr(false, "%s: no targets (want \"METHOD URL\" lines)", name)
+	}
+	return p.targets, nil
+}
+
+// targetsParser is ParseTargets' state: the targets so far, and whether
+// the last one still takes header and body lines.
+type targetsParser struct {
+	name    string
+	line    int
+	targets []Target
+	open    bool // the last target takes more lines
+}
+
+// parse takes one line, trimmed.
+func (p *targetsParser) parse(s string) error {
+	switch {
+	case strings.HasPrefix(s, "#"):
+		return nil
+	case s == "":
+		p.open = false
+		return nil
+	case !p.open:
+		return p.request(s)
+	case strings.HasPrefix(s, "@"):
+		return p.body(s[1:])
+	}
+	name, _, ok := strings.Cut(s, ":")
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return p.errorf("want a \"Name: value\" header, an @body line or a blank line, got %q", s)
+	}
+	t := &p.targets[len(p.targets)-1]
+	t.Headers = append(t.Headers, s)
+	return nil
+}
+
+// request starts a target at a "METHOD URL" line.
+func (p *targetsParser) request(s string) error {
+	f := strings.Fields(s)
+	if len(f) != 2 || !isMethod(f[0]) {
+		return p.errorf("want \"METHOD URL\", got %q", s)
+	}
+	if _, err := parseTarget(f[1]); err != nil {
+		return targetErr(p.where(), f[1], err)
+	}
+	p.targets = append(p.targets, Target{Method: f[0], URL: f[1], Source: p.where()})
+	p.open = true
+	return nil
+}
+
+// body reads the @path line's file into the last target, which it ends.
+func (p *targetsParser) body(path string) error {
+	if path == "" {
+		return p.errorf("want \"@path\" of a body file, got \"@\"")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p.errorf("cannot read body file %s: %v", strconv.Quote(path), unwrapPath(err))
+	}
+	p.targets[len(p.targets)-1].Body = b
+	p.open = false
+	return nil
+}
+
+// isMethod reports whether s is a method as the format writes one: a
+// word of capital letters (and '-' or '_' after the first).
+func isMethod(s string) bool {
+	for i, c := range s {
+		if !('A' <= c && c <= 'Z' || i > 0 && (c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (p *targetsParser) where() string { return fmt.Sprintf("%s:%d", p.name, p.line) }
+
+func (p *targetsParser) errorf(format string, a ...any) error {
+	return configErr(false, "%s: %s", p.where(), fmt.Sprintf(format, a...))
+}
