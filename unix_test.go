@@ -1,0 +1,109 @@
+package gb_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/testsupport"
+	"github.com/gb-bench/gb/stats"
+)
+
+// socketDir is a short temporary directory for unix sockets (a socket's
+// path must fit in 108 bytes; t.TempDir's may not).
+func socketDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "gbsock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// TestUnixSocketNginx: against nginx listening on a unix socket, every
+// request gb counts is a line of nginx's access log, on both engines,
+// with keep-alive and without, by --unix-socket and by an http+unix://
+// URL. The URL's host has no server on port 80, so only the socket can
+// have answered.
+func TestUnixSocketNginx(t *testing.T) {
+	sock := filepath.Join(socketDir(t), "nginx.sock")
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "listen unix:" + sock + ";"})
+	plusURL := "http+unix://" + url.PathEscape(sock) + "/small.txt"
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		for _, ka := range []bool{true, false} {
+			for _, cfg := range []gb.Config{
+				{URL: "http://localhost/small.txt", UnixSocket: sock},
+				{URL: plusURL},
+			} {
+				before := ngx.Totals(t)
+				cfg.Engine, cfg.KeepAlive, cfg.Concurrency, cfg.Requests = engine, ka, 4, 200
+				res, err := gb.Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				after := ngx.Totals(t)
+				reqs, conns := after.Requests-before.Requests, after.Conns-before.Conns
+				name := engine + " " + cfg.URL
+				if res.Counts.Outcomes[stats.OK] != 200 || res.Complete() != reqs || res.Counts.Status[200] != after.Status[200]-before.Status[200] {
+					t.Errorf("%s keep-alive=%v: gb ok=%d complete=%d errors=%v, nginx logged %d", name, ka,
+						res.Counts.Outcomes[stats.OK], res.Complete(), res.Counts.Errors, reqs)
+				}
+				if res.Counts.ConnsOpened != conns || (!ka && conns != 200) || (ka && conns != 4) {
+					t.Errorf("%s keep-alive=%v: gb opened %d connections, nginx saw %d", name, ka, res.Counts.ConnsOpened, conns)
+				}
+				if errs := res.Check(); len(errs) > 0 {
+					t.Errorf("%s: invariants: %v", name, errs)
+				}
+			}
+		}
+	}
+}
+
+// TestUnixSocketBadInput: a socket that does not exist (or a file that is
+// not one) fails NewPlan with one line naming it, not a ConfigError; a
+// socket combined with -B, -X or --connect-to is a ConfigError.
+func TestUnixSocketBadInput(t *testing.T) {
+	dir := socketDir(t)
+	missing := filepath.Join(dir, "none.sock")
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for cfg, want := range map[*gb.Config]string{
+		{URL: "http://localhost/", UnixSocket: missing}:       "cannot connect to unix socket " + missing + ": no such file or directory",
+		{URL: "http+unix://" + url.PathEscape(missing) + "/"}: "cannot connect to unix socket " + missing + ": no such file or directory",
+		{URL: "http://localhost/", UnixSocket: file}:          "cannot connect to unix socket " + file + ": not a socket",
+	} {
+		cfg.Requests = 1
+		_, err := gb.NewPlan(*cfg)
+		var ce *gb.ConfigError
+		if err == nil || err.Error() != want || errors.As(err, &ce) {
+			t.Errorf("%s --unix-socket %q: %v, want the runtime error %q", cfg.URL, cfg.UnixSocket, err, want)
+		}
+	}
+	sock := filepath.Join(dir, "s.sock")
+	testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "listen unix:" + sock + ";"})
+	for _, cfg := range []gb.Config{
+		{LocalAddr: "127.0.0.1"},
+		{Proxy: "127.0.0.1:3128"},
+		{ConnectTo: []string{"::127.0.0.1:80"}},
+		{URL: "http+unix://%2Fother.sock/"},
+		{URL: "http+unix:///x"},
+	} {
+		cfg.UnixSocket, cfg.Requests = sock, 1
+		if cfg.URL == "" {
+			cfg.URL = "http://localhost/"
+		}
+		_, err := gb.NewPlan(cfg)
+		var ce *gb.ConfigError
+		if !errors.As(err, &ce) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v, want a one-line ConfigError", cfg, err)
+		}
+	}
+}
