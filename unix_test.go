@@ -107,3 +107,24 @@ func TestUnixSocketBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSOverUnixSocket: an https+unix:// URL speaks TLS over the
+// socket, naming (and verifying) localhost, on both engines.
+func TestHTTPSOverUnixSocket(t *testing.T) {
+	srv, ca := tlsServer(t)
+	sock := filepath.Join(socketDir(t), "tls.sock")
+	fwd := startRelay(t, &relay{to: strings.TrimPrefix(srv.TLSURL(), "https://"), socket: sock})
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		before := srv.Ledger().TLS.Requests
+		res, err := gb.Run(context.Background(), gb.Config{URL: "https+unix://" + url.PathEscape(sock) + "/hello",
+			TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: true, Concurrency: 2, Requests: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, names := fwd.seen()
+		if res.Counts.Outcomes[stats.OK] != 30 || srv.Ledger().TLS.Requests-before != 30 || names[len(names)-1] != "localhost" {
+			t.Errorf("%s: ok=%d errors=%v, the server counted %d, TLS name %q", engine, res.Counts.Outcomes[stats.OK],
+				res.Counts.Errors, srv.Ledger().TLS.Requests-before, names[len(names)-1])
+		}
+	}
+}
