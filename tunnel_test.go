@@ -1,151 +1,19 @@
 package gb_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/tls"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
-
-// relay is a test's man in the middle on loopback: an HTTP CONNECT proxy
-// (connect) or a plain TCP forwarder to a fixed address. Either way it
-// reads the TLS ClientHello that passes through and notes its server name.
-type relay struct {
-	addr    string
-	connect bool   // answer CONNECT, then tunnel; false = forward to to
-	to      string // forwarder's destination
-	auth    string // CONNECT must carry Proxy-Authorization: Basic of this; "" = none asked
-	socket  string // listen on this unix socket; "" = a free loopback TCP port
-	hangUp  bool   // close each connection right after reading CONNECT
-
-	mu      sync.Mutex
-	targets []string // CONNECT request targets, in order
-	names   []string // ClientHello server names, in order ("" = none sent)
-}
-
-// startRelay listens on a free loopback port until the test ends.
-func startRelay(t *testing.T, r *relay) *relay {
-	t.Helper()
-	network, addr := "tcp", "127.0.0.1:0"
-	if r.socket != "" {
-		network, addr = "unix", r.socket
-	}
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	r.addr = ln.Addr().String()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() { defer wg.Done(); r.serve(c) }()
-		}
-	}()
-	return r
-}
-
-// serve handles one client connection.
-func (r *relay) serve(c net.Conn) {
-	defer c.Close()
-	br := bufio.NewReader(c)
-	to := r.to
-	if r.connect {
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		r.mu.Lock()
-		r.targets = append(r.targets, req.RequestURI)
-		r.mu.Unlock()
-		switch {
-		case r.hangUp:
-			return
-		case req.Method != http.MethodConnect:
-			io.WriteString(c, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
-			return
-		case r.auth != "" && req.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte(r.auth)):
-			io.WriteString(c, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"t\"\r\nContent-Length: 0\r\n\r\n")
-			return
-		}
-		to = req.RequestURI
-	}
-	up, err := net.Dial("tcp", to)
-	if err != nil {
-		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-		return
-	}
-	defer up.Close()
-	if r.connect {
-		io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-	}
-	name, hello := serverName(br)
-	r.mu.Lock()
-	r.names = append(r.names, name)
-	r.mu.Unlock()
-	if _, err := up.Write(hello); err != nil {
-		return
-	}
-	go func() { io.Copy(up, br); up.(*net.TCPConn).CloseWrite() }()
-	io.Copy(c, up)
-}
-
-// seen returns copies of what the relay saw so far.
-func (r *relay) seen() (targets, names []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.targets...), append([]string(nil), r.names...)
-}
-
-// serverName reads the TLS ClientHello from rd, with crypto/tls's own
-// parser, and returns its server name and the bytes it read.
-func serverName(rd io.Reader) (string, []byte) {
-	var got bytes.Buffer
-	var name string
-	stop := errors.New("hello read")
-	srv := tls.Server(helloConn{r: io.TeeReader(rd, &got)}, &tls.Config{
-		GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) { name = h.ServerName; return nil, stop },
-	})
-	_ = srv.Handshake()
-	return name, got.Bytes()
-}
-
-// helloConn is the read side of a connection; what is written to it is
-// dropped (the aborted handshake's alert).
-type helloConn struct {
-	net.Conn
-	r io.Reader
-}
-
-func (c helloConn) Read(p []byte) (int, error)       { return c.r.Read(p) }
-func (c helloConn) Write(p []byte) (int, error)      { return len(p), nil }
-func (c helloConn) SetDeadline(time.Time) error      { return nil }
-func (c helloConn) SetReadDeadline(time.Time) error  { return nil }
-func (c helloConn) SetWriteDeadline(time.Time) error { return nil }
 
 // tlsServer starts gb's test server with TLS and writes its CA for --cacert.
 func tlsServer(t *testing.T) (*testserver.Server, string) {
@@ -164,13 +32,13 @@ func tlsServer(t *testing.T) (*testserver.Server, string) {
 // counts, the requests are origin-form and carry no proxy credentials.
 func TestProxyTunnel(t *testing.T) {
 	srv, ca := tlsServer(t)
-	proxy := startRelay(t, &relay{connect: true, auth: "user:s3cret"})
+	proxy := testsupport.StartRelay(t, &testsupport.Relay{Connect: true, Auth: "user:s3cret"})
 	host := strings.TrimPrefix(srv.TLSURL(), "https://")
 	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
 		for _, ka := range []bool{true, false} {
 			before := srv.Ledger().TLS
-			targets0, _ := proxy.seen()
-			cfg := gb.Config{URL: srv.TLSURL() + "/hello", Proxy: proxy.addr, ProxyAuth: "user:s3cret",
+			targets0, _ := proxy.Seen()
+			cfg := gb.Config{URL: srv.TLSURL() + "/hello", Proxy: proxy.Addr, ProxyAuth: "user:s3cret",
 				TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: ka, Concurrency: 3, Requests: 90}
 			p, err := gb.NewPlan(cfg)
 			if err != nil {
@@ -185,7 +53,7 @@ func TestProxyTunnel(t *testing.T) {
 				t.Fatal(err)
 			}
 			after := srv.Ledger().TLS
-			targets, _ := proxy.seen()
+			targets, _ := proxy.Seen()
 			tunnels := int64(len(targets) - len(targets0))
 			if res.Counts.Outcomes[stats.OK] != 90 || after.Requests-before.Requests != 90 {
 				t.Errorf("%s keep-alive=%v: gb ok=%d errors=%v; the server counted %d", engine, ka,
@@ -211,14 +79,14 @@ func TestProxyTunnel(t *testing.T) {
 func TestProxyTunnelRefused(t *testing.T) {
 	srv, ca := tlsServer(t)
 	for _, tc := range []struct {
-		proxy *relay
+		proxy *testsupport.Relay
 		want  string
 	}{
-		{startRelay(t, &relay{connect: true, auth: "user:s3cret"}), "proxy refused CONNECT: 407 Proxy Authentication Required"},
-		{startRelay(t, &relay{connect: true, hangUp: true}), "proxy closed the connection before answering CONNECT"},
+		{testsupport.StartRelay(t, &testsupport.Relay{Connect: true, Auth: "user:s3cret"}), "proxy refused CONNECT: 407 Proxy Authentication Required"},
+		{testsupport.StartRelay(t, &testsupport.Relay{Connect: true, HangUp: true}), "proxy closed the connection before answering CONNECT"},
 	} {
 		for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
-			res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Proxy: tc.proxy.addr,
+			res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Proxy: tc.proxy.Addr,
 				TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: true, Concurrency: 2, Requests: 1000})
 			if err != nil {
 				t.Fatal(err)
@@ -247,8 +115,8 @@ func TestProxyTunnelRefused(t *testing.T) {
 func TestConnectToAndSNI(t *testing.T) {
 	srv, ca := tlsServer(t)
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.TLSURL(), "https://"))
-	fwd := startRelay(t, &relay{to: "127.0.0.1:" + port})
-	proxy := startRelay(t, &relay{connect: true})
+	fwd := testsupport.StartRelay(t, &testsupport.Relay{To: "127.0.0.1:" + port})
+	proxy := testsupport.StartRelay(t, &testsupport.Relay{Connect: true})
 	url := "https://" + testserver.TestName + ":8443/hello"
 	for _, tc := range []struct {
 		cfg      gb.Config
@@ -260,7 +128,7 @@ func TestConnectToAndSNI(t *testing.T) {
 		{cfg: gb.Config{ConnectTo: []string{":8443:127.0.0.1:" + fwdPort(fwd)}, TLS: gb.TLS{ServerName: "localhost"}}, name: "localhost"},
 		{cfg: gb.Config{ConnectTo: []string{"::[127.0.0.1]:" + fwdPort(fwd)}, TLS: gb.TLS{ServerName: "other.test"}}, name: "other.test",
 			failWith: "x509: certificate is valid for localhost, example.test, not other.test"},
-		{cfg: gb.Config{ConnectTo: []string{testserver.TestName + "::127.0.0.1:" + port}, Proxy: proxy.addr}, name: testserver.TestName,
+		{cfg: gb.Config{ConnectTo: []string{testserver.TestName + "::127.0.0.1:" + port}, Proxy: proxy.Addr}, name: testserver.TestName,
 			target: "127.0.0.1:" + port},
 	} {
 		desc := fmt.Sprintf("--connect-to %v --sni %q -X %q", tc.cfg.ConnectTo, tc.cfg.TLS.ServerName, tc.cfg.Proxy)
@@ -276,13 +144,13 @@ func TestConnectToAndSNI(t *testing.T) {
 			served := srv.Ledger().TLS.Requests - before
 			var names []string
 			if tc.target != "" {
-				targets, n := proxy.seen()
+				targets, n := proxy.Seen()
 				names = n
 				if targets[len(targets)-1] != tc.target {
 					t.Errorf("%s: CONNECT %s, want %s", desc, targets[len(targets)-1], tc.target)
 				}
 			} else {
-				_, names = fwd.seen()
+				_, names = fwd.Seen()
 			}
 			if got := names[len(names)-1]; got != tc.name {
 				t.Errorf("%s %s: the ClientHello named %q, want %q", engine, desc, got, tc.name)
@@ -302,7 +170,7 @@ func TestConnectToAndSNI(t *testing.T) {
 }
 
 // fwdPort is a relay's port.
-func fwdPort(r *relay) string {
-	_, port, _ := net.SplitHostPort(r.addr)
+func fwdPort(r *testsupport.Relay) string {
+	_, port, _ := net.SplitHostPort(r.Addr)
 	return port
 }

@@ -14,25 +14,13 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// socketDir is a short temporary directory for unix sockets (a socket's
-// path must fit in 108 bytes; t.TempDir's may not).
-func socketDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "gbsock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
 // TestUnixSocketNginx: against nginx listening on a unix socket, every
 // request gb counts is a line of nginx's access log, on both engines,
 // with keep-alive and without, by --unix-socket and by an http+unix://
 // URL. The URL's host has no server on port 80, so only the socket can
 // have answered.
 func TestUnixSocketNginx(t *testing.T) {
-	sock := filepath.Join(socketDir(t), "nginx.sock")
+	sock := filepath.Join(testsupport.SocketDir(t), "nginx.sock")
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "listen unix:" + sock + ";"})
 	plusURL := "http+unix://" + url.PathEscape(sock) + "/small.txt"
 	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
@@ -69,7 +57,7 @@ func TestUnixSocketNginx(t *testing.T) {
 // not one) fails NewPlan with one line naming it, not a ConfigError; a
 // socket combined with -B, -X or --connect-to is a ConfigError.
 func TestUnixSocketBadInput(t *testing.T) {
-	dir := socketDir(t)
+	dir := testsupport.SocketDir(t)
 	missing := filepath.Join(dir, "none.sock")
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
@@ -112,8 +100,8 @@ func TestUnixSocketBadInput(t *testing.T) {
 // socket, naming (and verifying) localhost, on both engines.
 func TestHTTPSOverUnixSocket(t *testing.T) {
 	srv, ca := tlsServer(t)
-	sock := filepath.Join(socketDir(t), "tls.sock")
-	fwd := startRelay(t, &relay{to: strings.TrimPrefix(srv.TLSURL(), "https://"), socket: sock})
+	sock := filepath.Join(testsupport.SocketDir(t), "tls.sock")
+	fwd := testsupport.StartRelay(t, &testsupport.Relay{To: strings.TrimPrefix(srv.TLSURL(), "https://"), Socket: sock})
 	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
 		before := srv.Ledger().TLS.Requests
 		res, err := gb.Run(context.Background(), gb.Config{URL: "https+unix://" + url.PathEscape(sock) + "/hello",
@@ -121,7 +109,7 @@ func TestHTTPSOverUnixSocket(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, names := fwd.seen()
+		_, names := fwd.Seen()
 		if res.Counts.Outcomes[stats.OK] != 30 || srv.Ledger().TLS.Requests-before != 30 || names[len(names)-1] != "localhost" {
 			t.Errorf("%s: ok=%d errors=%v, the server counted %d, TLS name %q", engine, res.Counts.Outcomes[stats.OK],
 				res.Counts.Errors, srv.Ledger().TLS.Requests-before, names[len(names)-1])
