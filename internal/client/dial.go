@@ -131,10 +131,16 @@ func (t *Tunnel) open(ctx context.Context, nc net.Conn, timeout time.Duration) e
 		stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(aLongTimeAgo) })
 		defer stop()
 	}
-	if _, err := nc.Write(t.request()); err != nil {
-		return &dialError{"cannot send CONNECT to the proxy", cause(err)}
+	_, err := nc.Write(t.request())
+	if err == nil {
+		err = readConnectReply(nc)
+	} else {
+		err = &dialError{"cannot send CONNECT to the proxy", cause(err)}
 	}
-	return readConnectReply(nc)
+	if err != nil && ctx.Err() != nil {
+		return &dialError{"stopped during CONNECT", ctx.Err()}
+	}
+	return err
 }
 
 // errProxyClosed is a proxy that closed the connection without answering.

@@ -139,3 +139,17 @@ func TestDialUnixMissing(t *testing.T) {
 		t.Errorf("the error keeps the *net.OpError (its addresses would split the error tally): %v", err)
 	}
 }
+
+// TestTunnelStops: the run's stop (its context ending) ends a wait for the
+// proxy's answer on the goroutine engine, long before the connect timeout.
+func TestTunnelStops(t *testing.T) {
+	addr, reqs := scriptedProxy(t, "HTTP/1.1 200 OK\r\n", 0) // then silence
+	ctx, cancel := context.WithCancel(context.Background())
+	f := NewFast(ctx, tunnelConfig(addr, time.Hour))
+	defer f.Close()
+	go func() { <-reqs; cancel() }()
+	x, o := do(f)
+	if !errors.Is(x.Err, context.Canceled) || o != stats.FailConnect {
+		t.Fatalf("stopped during CONNECT: %v %v", o, x.Err)
+	}
+}
