@@ -79,6 +79,15 @@ func (p *Plan) route(cc *client.Config) error {
 	return nil
 }
 
+// UnixSocket returns the path of the unix socket the Plan's connections
+// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
+func (p *Plan) UnixSocket() string {
+	if p.client.Network == "unix" {
+		return p.client.Addr
+	}
+	return ""
+}
+
 // routeUnix points cc at the unix socket (Config.UnixSocket, or
 // urlSocket, the http+unix:// URL's), which must exist now: a missing one
 // ends the run before it starts, as a host that does not resolve does.
