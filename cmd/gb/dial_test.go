@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +83,48 @@ func TestProxyTunnelCLI(t *testing.T) {
 	want = "gb: no request got a response: proxy refused CONNECT: 407 Proxy Authentication Required"
 	if r.code != 1 || !strings.Contains(r.stderr, want) {
 		t.Errorf("no credentials, -n 5: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestTinyproxyTunnel: through tinyproxy, a real CONNECT proxy, when it is
+// installed: with -P the server counts every request gb counts; without,
+// tinyproxy's 407 (which comes with an HTML body) is the run's error.
+func TestTinyproxyTunnel(t *testing.T) {
+	bin, err := exec.LookPath("tinyproxy")
+	if err != nil {
+		t.Skip("tinyproxy not installed")
+	}
+	srv := testsupport.Server(t, testserver.Options{TLS: true, NoPprof: true})
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	conf := filepath.Join(dir, "tinyproxy.conf")
+	port := testsupport.FreePort(t)
+	if err := os.WriteFile(ca, srv.CACertPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("Port %d\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\nLogLevel Warning\nBasicAuth me s3cret\n", port)
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-d", "-c", conf)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	proxy := fmt.Sprintf("127.0.0.1:%d", port)
+	testsupport.WaitFor(t, "tinyproxy to listen", func() bool {
+		c, err := net.Dial("tcp", proxy)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	r := runGB(t, "-X", proxy, "-P", "me:s3cret", "--cacert", ca, "-k", "-n", "200", "-c", "4", srv.TLSURL()+"/hello")
+	if r.code != 0 || number(t, r.stdout, "Complete requests") != 200 || srv.Ledger().TLS.Requests != 200 || srv.Ledger().TLS.Conns != 4 {
+		t.Errorf("through tinyproxy: exit %d, server %+v\n%s%s", r.code, srv.Ledger().TLS, r.stdout, r.stderr)
+	}
+	r = runGB(t, "-X", proxy, "--cacert", ca, "-n", "20", srv.TLSURL()+"/hello")
+	if want := "proxy refused CONNECT: 407 Proxy Authentication Required"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("without -P: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -147,9 +147,9 @@ func (t *Tunnel) open(ctx context.Context, nc net.Conn, timeout time.Duration) e
 var errProxyClosed = errors.New("proxy closed the connection before answering CONNECT")
 
 // readConnectReply reads the proxy's answer to CONNECT: its header
-// section, and nothing after it (the TLS server speaks only after the
-// client's hello). A 2xx status opens the tunnel; anything else is an
-// error that names the status.
+// section and, after a 2xx, which opens the tunnel, nothing more (the TLS
+// server speaks only after the client's hello). Any other status is an
+// error that names it; the body that may follow a refusal is not read.
 func readConnectReply(nc net.Conn) error {
 	buf := make([]byte, 0, 512)
 	for {
@@ -162,10 +162,13 @@ func readConnectReply(nc net.Conn) error {
 		n, err := nc.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if end := headerEnd(buf); end > 0 {
+			if err := connectStatus(buf[:end]); err != nil {
+				return err // a refusal may come with a body: it is not read
+			}
 			if end < len(buf) {
 				return errors.New("proxy sent bytes after its answer to CONNECT")
 			}
-			return connectStatus(buf[:end])
+			return nil
 		}
 		switch {
 		case err == nil:
