@@ -1,13 +1,20 @@
 package gb_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testsupport"
@@ -113,6 +120,60 @@ func TestHTTPSOverUnixSocket(t *testing.T) {
 		if res.Counts.Outcomes[stats.OK] != 30 || srv.Ledger().TLS.Requests-before != 30 || names[len(names)-1] != "localhost" {
 			t.Errorf("%s: ok=%d errors=%v, the server counted %d, TLS name %q", engine, res.Counts.Outcomes[stats.OK],
 				res.Counts.Errors, srv.Ledger().TLS.Requests-before, names[len(names)-1])
+		}
+	}
+}
+
+// TestUnixSocketFullBacklog: a unix listener with a backlog of 1 that
+// accepts slowly refuses non-blocking connects (EAGAIN) while its queue is
+// full; gb waits for room as a blocking connect would, so every request
+// is answered, on both engines.
+func TestUnixSocketFullBacklog(t *testing.T) {
+	sock := filepath.Join(testsupport.SocketDir(t), "slow.sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 1); err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), sock)
+	ln, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var served atomic.Int64
+	go func() {
+		for {
+			time.Sleep(2 * time.Millisecond) // accept slowly: the queue fills
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					served.Add(1)
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+				}
+			}()
+		}
+	}()
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		before := served.Load()
+		res, err := gb.Run(context.Background(), gb.Config{URL: "http://localhost/", UnixSocket: sock, Engine: engine,
+			Concurrency: 16, Requests: 160})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counts.Outcomes[stats.OK] != 160 || served.Load()-before != 160 {
+			t.Errorf("%s: ok=%d errors=%v, the server answered %d", engine, res.Counts.Outcomes[stats.OK],
+				res.Counts.Errors, served.Load()-before)
 		}
 	}
 }
