@@ -60,6 +60,27 @@ func TestUnixSocketNginx(t *testing.T) {
 	}
 }
 
+// TestUnixSocketPipelined: pipelined batches over a unix socket, on both
+// engines: nginx logs every request gb counts, on the connections gb
+// opened.
+func TestUnixSocketPipelined(t *testing.T) {
+	sock := filepath.Join(testsupport.SocketDir(t), "nginx.sock")
+	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{KeepaliveRequests: 100, Extra: "listen unix:" + sock + ";"})
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		before := ngx.Totals(t)
+		res, err := gb.Run(context.Background(), gb.Config{URL: "http://localhost/small.txt", UnixSocket: sock,
+			Engine: engine, Pipeline: 8, Concurrency: 2, Requests: 800})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := ngx.Totals(t)
+		if res.Counts.Outcomes[stats.OK] != 800 || after.Requests-before.Requests != 800 || res.Counts.ConnsOpened != after.Conns-before.Conns {
+			t.Errorf("%s: ok=%d errors=%v opened %d; nginx logged %d on %d connections", engine, res.Counts.Outcomes[stats.OK],
+				res.Counts.Errors, res.Counts.ConnsOpened, after.Requests-before.Requests, after.Conns-before.Conns)
+		}
+	}
+}
+
 // TestUnixSocketBadInput: a socket that does not exist (or a file that is
 // not one) fails NewPlan with one line naming it, not a ConfigError; a
 // socket combined with -B, -X or --connect-to is a ConfigError.

@@ -30,7 +30,7 @@ type Fast struct {
 	live    atomic.Pointer[connRef] // the open connection, for Interrupt
 	pending int                     // pipelined responses still due after the one being read
 
-	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn, for unsolicited; nil until needed
+	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn or *net.UnixConn, for unsolicited; nil until needed
 	peekFn  func(uintptr) bool // f.peek, bound once
 	peekBuf [1]byte
 	peeked  bool
