@@ -19,17 +19,22 @@ const unixHost = "localhost"
 // parseUnixTarget parses an http+unix:// or https+unix:// URL, rest being
 // what follows "://": the socket's path percent-encoded as the authority
 // (http+unix://%2Frun%2Fapp.sock/path, as requests-unixsocket writes it),
-// then the path and query. The request goes to Host: localhost.
+// then the path and query; user:password@ before the path is sent as
+// Basic credentials, as in any URL. The request goes to Host: localhost.
 func parseUnixTarget(scheme, rest string) (*target, error) {
 	i := strings.IndexAny(rest, "/?#")
 	if i < 0 {
 		i = len(rest)
 	}
-	socket, err := url.PathUnescape(rest[:i])
+	auth, user := rest[:i], ""
+	if at := strings.LastIndex(auth, "@"); at >= 0 {
+		user, auth = auth[:at+1], auth[at+1:] // credentials, sent as the URL's are
+	}
+	socket, err := url.PathUnescape(auth)
 	if err != nil || socket == "" {
 		return nil, configErr(false, "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
 	}
-	t, err := parseTarget(scheme + "://" + unixHost + rest[i:])
+	t, err := parseTarget(scheme + "://" + user + unixHost + rest[i:])
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package gb
 
 import (
 	"errors"
+	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,29 @@ func TestConnectToRules(t *testing.T) {
 		if !errors.As(err, &ce) {
 			t.Errorf("--connect-to %q: %v, want a ConfigError", bad, err)
 		}
+	}
+}
+
+// TestUnixURL: an http+unix:// URL's percent-encoded host is the socket;
+// its path, query and credentials are the request's, its Host localhost;
+// the URL shown keeps the socket and hides the password.
+func TestUnixURL(t *testing.T) {
+	for raw, want := range map[string]target{
+		"http+unix://%2Frun%2Fapp.sock/a%20b?x=1": {socket: "/run/app.sock", path: "/a%20b?x=1", hostHdr: "localhost", port: 80},
+		"https+unix://%2Frun%2Fapp.sock":          {socket: "/run/app.sock", path: "/", hostHdr: "localhost", port: 443, tls: true},
+		"http+unix://me:pw@%2Fx.sock/":            {socket: "/x.sock", path: "/", hostHdr: "localhost", port: 80},
+	} {
+		got, err := parseTarget(raw)
+		if err != nil || got.socket != want.socket || got.path != want.path || got.hostHdr != want.hostHdr ||
+			got.port != want.port || got.tls != want.tls || got.host != "localhost" {
+			t.Errorf("%s: %+v %v, want %+v", raw, got, err, want)
+			continue
+		}
+		if shown := got.url.Redacted(); strings.Contains(shown, "pw") || !strings.Contains(shown, "+unix://"+url.PathEscape(want.socket)) {
+			t.Errorf("%s shown as %s", raw, shown)
+		}
+	}
+	if got, _ := parseTarget("http+unix://me:pw@%2Fx.sock/"); got.userinfo.String() != "me:pw" {
+		t.Errorf("credentials %v, want me:pw", got.userinfo)
 	}
 }
