@@ -35,8 +35,8 @@ type Config struct {
 	Headers     []string // extra header lines "Name: value", sent in order after gb's own
 	Cookies     []string // joined with "; " into one Cookie header; nil = none
 	BasicAuth   string   // "user:password" for Authorization; "" = the URL's userinfo, if any
-	ProxyAuth   string   // "user:password" for Proxy-Authorization; "" = none
-	Proxy       string   // forward proxy "host:port" for http:// URLs; "" = connect to the target
+	ProxyAuth   string   // "user:password" for Proxy-Authorization (on CONNECT for https://); "" = none
+	Proxy       string   // forward proxy "host:port" (https:// URLs tunnel through CONNECT); "" = connect to the target
 	Body        []byte   // request body, sent with Content-Length; nil = none
 	ContentType string   // Content-Type sent with Body; "" = text/plain (ab's default)
 	UserAgent   string   // "" = "gb/" + Version
@@ -74,6 +74,21 @@ type Config struct {
 	IdleTimeout      time.Duration // longest wait for more body bytes; 0 = only Timeout
 
 	TLS TLS // https settings; the zero value verifies the server's certificate
+
+	// UnixSocket is the path of a unix domain socket that every
+	// connection is made to instead of the URL's host (curl's
+	// --unix-socket): the URL still gives the scheme (https speaks TLS over
+	// the socket), the Host header and the path. An http+unix:// URL names
+	// its socket itself. "" = TCP to the URL's host (or the proxy).
+	UnixSocket string
+
+	// ConnectTo redirects connections as curl's --connect-to does: a rule
+	// "HOST:PORT:ADDR:PORT" makes a load whose URL is for HOST:PORT
+	// connect to ADDR:PORT instead (through a CONNECT proxy: tunnel to
+	// it). An empty HOST or PORT matches any; an empty ADDR or PORT keeps
+	// the URL's. The first matching rule applies. The Host header, the
+	// request target and the TLS name stay the URL's. nil = none.
+	ConnectTo []string
 
 	LocalAddr string // IP address to dial from (ab's -B); "" = any
 	SockBuf   int    // SO_SNDBUF and SO_RCVBUF in bytes (ab's -b); 0 = the kernel's
@@ -201,6 +216,9 @@ type TLS struct {
 	Ciphers  string // Go (IANA) cipher suite names, comma or colon separated; "" = Go's defaults
 	Protocol string // TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (ab's -f); "" = ALL
 	NoSNI    bool   // send no Server Name Indication (ab's -I); the name is still verified
+	// ServerName is the name sent as Server Name Indication and verified
+	// in the server's certificate (--sni); "" = the URL's host.
+	ServerName string
 }
 
 // A ConfigError is a Config that cannot run, found before any connection

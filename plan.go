@@ -1,13 +1,13 @@
 package gb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"reflect"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -95,7 +95,8 @@ func (p *Plan) Config() Config { return p.cfg }
 func (p *Plan) Target() stats.Target { return p.base(&p.cfg, &p.opts).Target }
 
 // Addr returns the address the load connects to: the target's (or the
-// proxy's) IP and port.
+// proxy's, or the --connect-to address's) IP and port, or the unix
+// socket's path.
 func (p *Plan) Addr() string { return p.client.Addr }
 
 // Engine returns the engine the Plan runs on: EngineLoop or EngineGoroutine.
@@ -335,21 +336,9 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 	if cc.Timeout <= 0 {
 		cc.Timeout = 30 * time.Second
 	}
-	host, port := t.host, strconv.Itoa(t.port)
-	if cfg.Proxy != "" {
-		if t.tls {
-			return nil, configErr(false, "-X with an https:// URL is not supported (gb does not tunnel through CONNECT)")
-		}
-		var err error
-		if host, port, err = net.SplitHostPort(cfg.Proxy); err != nil {
-			return nil, configErr(false, "invalid -X %q: want proxy:port", hideCredentials(cfg.Proxy))
-		}
-	}
-	ip, err := resolve(host)
-	if err != nil {
+	if err := p.route(cfg, t, cc); err != nil {
 		return nil, err
 	}
-	cc.Addr = net.JoinHostPort(ip, port)
 	if cfg.LocalAddr != "" {
 		bip := net.ParseIP(cfg.LocalAddr)
 		if bip == nil {
@@ -358,7 +347,8 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 		cc.LocalAddr = &net.TCPAddr{IP: bip}
 	}
 	if t.tls {
-		if cc.TLS, err = cfg.TLS.config(t.host); err != nil {
+		var err error
+		if cc.TLS, err = cfg.TLS.config(cmp.Or(cfg.TLS.ServerName, t.host)); err != nil {
 			return nil, err
 		}
 	}
@@ -390,7 +380,7 @@ func (p *Plan) cpus() int {
 		return p.cfg.CPUs
 	}
 	host, _, _ := net.SplitHostPort(p.client.Addr)
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if ip := net.ParseIP(host); p.client.Network == "unix" || ip != nil && ip.IsLoopback() {
 		return max(1, runtime.NumCPU()/2)
 	}
 	return runtime.NumCPU()

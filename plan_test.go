@@ -63,7 +63,7 @@ func TestConfigErrors(t *testing.T) {
 		cfg  gb.Config
 		want string
 	}{
-		{gb.Config{URL: "ftp://x/", Requests: 1}, `unsupported URL scheme "ftp" (supported: http, https)`},
+		{gb.Config{URL: "ftp://x/", Requests: 1}, `unsupported URL scheme "ftp" (supported: http, https, http+unix, https+unix)`},
 		{gb.Config{URL: "http://127.0.0.1/"}, "Invalid number of requests"},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 10, Concurrency: 20001}, "Invalid Concurrency [Range 1..20000]"},
 		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "-R needs -n or -t: gb never runs unbounded"},

@@ -19,11 +19,15 @@ type target struct {
 	hostHdr  string // Host header value: port only when not the scheme's default
 	path     string // request path with query, as ab's Document Path
 	userinfo *url.Userinfo
+	socket   string // unix socket of an http+unix:// URL; "" = none
 }
 
 // parseTarget parses a URL as ab does, with a scheme that may be omitted
 // ("localhost:8080/x" is http) and, unlike ab, an optional path.
 func parseTarget(raw string) (*target, error) {
+	if scheme, rest, ok := strings.Cut(raw, "+unix://"); ok && (scheme == "http" || scheme == "https") {
+		return parseUnixTarget(scheme, rest)
+	}
 	s := raw
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
@@ -38,7 +42,7 @@ func parseTarget(raw string) (*target, error) {
 	case "https":
 		t.tls = true
 	default:
-		return nil, configErr(false, "unsupported URL scheme %q (supported: http, https)", u.Scheme)
+		return nil, configErr(false, "unsupported URL scheme %q (supported: http, https, http+unix, https+unix)", u.Scheme)
 	}
 	t.host = u.Hostname()
 	if t.host == "" || strings.Contains(t.host, "%") {
@@ -84,7 +88,7 @@ func buildRequest(c *Config, t *target) (*h1.Request, error) {
 	if req.UserAgent == "" {
 		req.UserAgent = "gb/" + Version
 	}
-	if c.Proxy != "" {
+	if c.Proxy != "" && !t.tls { // https:// tunnels: the proxy sees only CONNECT
 		req.Target = t.url.Scheme + "://" + t.url.Host + t.path
 	}
 	if len(c.Cookies) > 0 {
@@ -100,7 +104,7 @@ func buildRequest(c *Config, t *target) (*h1.Request, error) {
 	if auth != "" {
 		req.Headers = append(req.Headers, basicAuth("Authorization", auth))
 	}
-	if c.ProxyAuth != "" {
+	if c.ProxyAuth != "" && !t.tls {
 		req.Headers = append(req.Headers, basicAuth("Proxy-Authorization", c.ProxyAuth))
 	}
 	for _, raw := range c.Headers {

@@ -276,7 +276,7 @@ func TestTargetsFileErrors(t *testing.T) {
 		{"# only\nGET http://127.0.0.1:1/a\nNoColon\n", `targets.txt:3: want a "Name: value" header, an @body line or a blank line, got "NoColon"`},
 		{"GET http://127.0.0.1:1/a\nGET http://127.0.0.1:1/b\n", `targets.txt:2: want a "Name: value" header, an @body line or a blank line, got "GET http://127.0.0.1:1/b"`},
 		{"POST http://127.0.0.1:1/a\n@/nonexistent/body.json\n", `targets.txt:2: cannot read body file "/nonexistent/body.json": no such file or directory`},
-		{"GET ftp://127.0.0.1/a\n", `targets.txt:1: unsupported URL scheme "ftp" (supported: http, https)`},
+		{"GET ftp://127.0.0.1/a\n", `targets.txt:1: unsupported URL scheme "ftp" (supported: http, https, http+unix, https+unix)`},
 		{"\n\nGET http://\n", `targets.txt:3: invalid URL "http://"`},
 		{"# nothing\n\n", `targets.txt: no targets (want "METHOD URL" lines)`},
 	} {

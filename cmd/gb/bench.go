@@ -157,7 +157,11 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	prog := newProgress(o, stderr)
 	_ = report.Banner(stdout, gb.Version, o.html)
 	if !o.html {
-		_ = report.Benchmarking(stdout, p.Target().Host, o.cfg.Proxy, prog.on)
+		via := o.cfg.Proxy
+		if sock := p.UnixSocket(); sock != "" {
+			via = "unix:" + sock
+		}
+		_ = report.Benchmarking(stdout, p.Target().Host, via, prog.on)
 	}
 	var opts []gb.Option
 	if o.verbosity >= 2 {

@@ -98,7 +98,7 @@ var abSpecs = []flagSpec{
 	opt('H', "header", "attribute", "Add Arbitrary header line, eg. 'Accept-Encoding: gzip'\nInserted after all normal header lines. (repeatable)", func(o *options, v string) error { o.cfg.Headers = append(o.cfg.Headers, v); return nil }),
 	opt('A', "auth", "attribute", "Add Basic WWW Authentication, the attributes\nare a colon separated username and password.", setString(func(o *options) *string { return &o.cfg.BasicAuth })),
 	opt('P', "proxy-auth", "attribute", "Add Basic Proxy Authentication, the attributes\nare a colon separated username and password.", setString(func(o *options) *string { return &o.cfg.ProxyAuth })),
-	opt('X', "proxy", "proxy:port", "Proxyserver and port number to use", setString(func(o *options) *string { return &o.cfg.Proxy })),
+	opt('X', "proxy", "proxy:port", "Proxyserver and port number to use\n(https:// URLs go through it with CONNECT)", setString(func(o *options) *string { return &o.cfg.Proxy })),
 	opt('V', "version", "", "Print version number and exit", setBool(func(o *options) *bool { return &o.version })),
 	opt('k', "keepalive", "", "Use HTTP KeepAlive feature", setBool(func(o *options) *bool { return &o.cfg.KeepAlive })),
 	opt('d', "no-percentiles", "", "Do not show percentiles served table.", setBool(func(o *options) *bool { return &o.noPercentiles })),
@@ -210,6 +210,12 @@ var abSpecs = []flagSpec{
 		o.cfg.Seed, err = strconv.ParseInt(v, 10, 64)
 		return err
 	}),
+	opt(0, "unix-socket", "path", "Connect to this unix domain socket; the URL still gives the\nHost header and path (or use http+unix://%2Fpath%2Fto.sock/path)", setString(func(o *options) *string { return &o.cfg.UnixSocket })),
+	opt(0, "connect-to", "H:P:A:P", "HOST:PORT:ADDR:PORT: connect to ADDR:PORT for a URL of HOST:PORT\n(curl's; empty fields match any or keep the URL's; repeatable)", func(o *options, v string) error {
+		o.cfg.ConnectTo = append(o.cfg.ConnectTo, v)
+		return nil
+	}),
+	opt(0, "sni", "name", "TLS server name to send and verify instead of the URL's host", setString(func(o *options) *string { return &o.cfg.TLS.ServerName })),
 	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
 }
 

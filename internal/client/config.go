@@ -19,7 +19,9 @@ import (
 // Config is what every worker's client shares. It is read-only once the
 // run starts. The zero value of each field selects the default beside it.
 type Config struct {
-	Addr       string        // host:port to dial (the proxy's with -X)
+	Network    string        // "tcp" or "" (TCP to Addr), or "unix": Addr is then a socket's path
+	Addr       string        // host:port to dial (the proxy's with -X), or the unix socket's path
+	Tunnel     *Tunnel       // CONNECT through the proxy at Addr before TLS; nil = none
 	TLS        *tls.Config   // nil = plain TCP
 	Request    []byte        // the request's wire bytes, built once (h1.Request.Append)
 	Head       bool          // the request is HEAD: responses have no body

@@ -3,13 +3,11 @@ package client
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -33,7 +31,7 @@ type Fast struct {
 	pending int                     // pipelined responses still due after the one being read
 	target  int                     // the exchange's target (Config.Targets); 0 with one
 
-	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn, for unsolicited; nil until needed
+	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn or *net.UnixConn, for unsolicited; nil until needed
 	peekFn  func(uintptr) bool // f.peek, bound once
 	peekBuf [1]byte
 	peeked  bool
@@ -130,27 +128,12 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	if f.stop.Load() {
 		return stats.AbortedSignal, false // the worker relabels it with the stop's cause
 	}
-	nc, err := f.dialer.DialContext(f.ctx, "tcp", f.cfg.Addr)
-	if err != nil {
-		x.Err = err
-		return classifyDial(err), false
+	nc, o := f.cfg.open(f.ctx, f.dialer, x)
+	if o != stats.OK {
+		return o, false
 	}
-	x.Opened++
-	if f.cfg.TLS != nil {
-		tc := tls.Client(nc, f.cfg.TLS)
-		began := time.Now()
-		if err = f.handshake(tc, nc); err != nil {
-			_ = nc.Close()
-			x.Closed++
-			x.Err = err
-			if isTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
-				return stats.TimeoutTLS, false
-			}
-			return stats.FailTLS, false
-		}
-		x.Handshake = max(time.Since(began), time.Nanosecond)
+	if tc, ok := nc.(*tls.Conn); ok {
 		f.noteTLS(tc)
-		nc = tc
 	}
 	f.nc, f.armed, f.raw = nc, time.Time{}, nil
 	f.live.Store(&connRef{nc})
@@ -215,22 +198,6 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		return stats.OK, false
 	}
 	return stats.Non2xx, false
-}
-
-// handshake runs the TLS handshake within the connect timeout. On the
-// event loops it is bounded by the connection's deadline: HandshakeContext
-// would close the connection from another goroutine on cancellation, and
-// the loop's Interrupt already ends it at a stop.
-func (f *Fast) handshake(tc *tls.Conn, nc net.Conn) error {
-	if _, onLoop := nc.(*evloop.Conn); onLoop {
-		_ = nc.SetDeadline(time.Now().Add(f.cfg.connectTimeout()))
-		err := tc.Handshake()
-		_ = nc.SetDeadline(time.Time{})
-		return err
-	}
-	hctx, cancel := context.WithTimeout(f.ctx, f.cfg.connectTimeout())
-	defer cancel()
-	return tc.HandshakeContext(hctx)
 }
 
 // drop closes the current connection.

@@ -3,7 +3,7 @@ package client
 import (
 	"bytes"
 	"errors"
-	"net"
+	"syscall"
 	"time"
 
 	"github.com/gb-bench/gb/internal/evloop"
@@ -170,7 +170,7 @@ func (f *Fast) unsolicited() bool {
 	switch c := f.nc.(type) { // nil after a drop: nothing more to see
 	case *evloop.Conn:
 		return c.Pending()
-	case *net.TCPConn:
+	case syscall.Conn: // *net.TCPConn, *net.UnixConn; not *tls.Conn
 		if f.raw == nil {
 			raw, err := c.SyscallConn()
 			if err != nil {

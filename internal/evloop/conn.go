@@ -33,7 +33,7 @@ type Conn struct {
 	closed   bool
 	watching uint32 // the events epoll reports for the socket; 0 = not in the epoll set
 	laddr    *net.TCPAddr
-	raddr    *net.TCPAddr
+	raddr    net.Addr // *net.TCPAddr or *net.UnixAddr
 }
 
 var _ net.Conn = (*Conn)(nil)

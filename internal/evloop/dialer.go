@@ -25,12 +25,16 @@ type Dialer struct {
 var ErrNoTask = errors.New("evloop: dial outside a task")
 
 // DialContext connects to address, an IP literal and port ("127.0.0.1:80",
-// "[::1]:80"; network must be "tcp"), parking the task while the connection
-// is made. The socket has TCP_NODELAY set, as the net package does.
+// "[::1]:80") with network "tcp", or a unix domain socket's path with
+// network "unix", parking the task while the connection is made. A TCP
+// socket has TCP_NODELAY set, as the net package does.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	t := FromContext(ctx)
 	if t == nil {
 		return nil, ErrNoTask
+	}
+	if network == "unix" {
+		return d.dialUnix(t, address)
 	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || network != "tcp" {
@@ -41,32 +45,32 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	if t.Interrupted() {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: context.Canceled}
 	}
-	c, err := d.socket(t, ap)
+	family := unix.AF_INET
+	if ap.Addr().Is6() {
+		family = unix.AF_INET6
+	}
+	c, err := d.socket(t, family, unix.IPPROTO_TCP)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	c.raddr = raddr
-	if err := d.connect(c, ap); err != nil {
+	if err := d.connect(c, sockaddr(ap)); err != nil {
 		_ = c.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	return c, nil
 }
 
-// socket makes the task's new non-blocking socket and registers it.
-func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
-	family := unix.AF_INET
-	if ap.Addr().Is6() {
-		family = unix.AF_INET6
-	}
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+// socket makes the task's new non-blocking stream socket and registers it.
+func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
 	t.gen++
 	c := &Conn{t: t, fd: fd, gen: t.gen}
 	t.use(c)
-	if err := d.options(c); err != nil {
+	if err := d.options(c, proto == unix.IPPROTO_TCP); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
@@ -77,10 +81,13 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 	return c, nil
 }
 
-// options sets TCP_NODELAY, the buffer sizes and the local address.
-func (d *Dialer) options(c *Conn) error {
-	if err := unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		return os.NewSyscallError("setsockopt", err)
+// options sets the buffer sizes and, on a TCP socket, TCP_NODELAY and the
+// local address.
+func (d *Dialer) options(c *Conn, tcp bool) error {
+	if tcp {
+		if err := unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+			return os.NewSyscallError("setsockopt", err)
+		}
 	}
 	if d.SockBuf > 0 {
 		for _, opt := range []int{unix.SO_SNDBUF, unix.SO_RCVBUF} {
@@ -89,7 +96,7 @@ func (d *Dialer) options(c *Conn) error {
 			}
 		}
 	}
-	if d.LocalAddr == nil {
+	if !tcp || d.LocalAddr == nil {
 		return nil
 	}
 	if err := unix.Bind(c.fd, sockaddr(d.LocalAddr.AddrPort())); err != nil {
@@ -100,8 +107,8 @@ func (d *Dialer) options(c *Conn) error {
 
 // connect starts the connection and parks until it is made, fails, times
 // out or the loop is interrupted.
-func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
-	err := unix.Connect(c.fd, sockaddr(ap))
+func (d *Dialer) connect(c *Conn, sa unix.Sockaddr) error {
+	err := unix.Connect(c.fd, sa)
 	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
 		return os.NewSyscallError("connect", err)
 	}

@@ -22,7 +22,7 @@ const certLifetime = 365 * 24 * time.Hour
 type authority struct {
 	caPEM []byte          // the CA certificate, PEM
 	pool  *x509.CertPool  // holds the CA certificate only
-	leaf  tls.Certificate // for 127.0.0.1, ::1, localhost and the listen host
+	leaf  tls.Certificate // for 127.0.0.1, ::1, localhost, TestName and the listen host
 }
 
 // newAuthority generates a P-256 CA and a leaf certificate for the loopback
@@ -76,7 +76,7 @@ func newLeaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, host string, now tim
 		NotAfter:     now.Add(certLifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
+		DNSNames:     []string{"localhost", TestName},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
@@ -90,6 +90,11 @@ func newLeaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, host string, now tim
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
+
+// TestName is a name the TLS certificate lists besides the loopback
+// ones, that no resolver knows (.test is reserved, RFC 6761): a client
+// reaches it only by being told where it is (gb --connect-to).
+const TestName = "example.test"
 
 // serial returns a random 127-bit certificate serial number.
 func serial() *big.Int {

@@ -1,0 +1,282 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gb-bench/gb/internal/evloop"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// Tunnel is an HTTP proxy's CONNECT tunnel (RFC 9110 §9.3.6): each new
+// connection dials the proxy (Config.Addr), asks it to CONNECT to Target
+// and, once it answers 2xx, speaks TLS to the target through it. A Tunnel
+// is read-only once the run starts; the zero value of Auth sends no
+// credentials.
+type Tunnel struct {
+	Target string // "host:port" the proxy connects to: CONNECT's request target and Host
+	Auth   string // "user:password" sent as Basic Proxy-Authorization; "" = none
+
+	once sync.Once
+	req  []byte // the CONNECT request's bytes, built once
+}
+
+// request returns the CONNECT request's wire bytes.
+func (t *Tunnel) request() []byte {
+	t.once.Do(func() {
+		b := []byte("CONNECT " + t.Target + " HTTP/1.1\r\nHost: " + t.Target + "\r\n")
+		if t.Auth != "" {
+			b = append(b, "Proxy-Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte(t.Auth))+"\r\n"...)
+		}
+		t.req = append(b, "\r\n"...)
+	})
+	return t.req
+}
+
+// maxConnectReply bounds the proxy's answer to CONNECT, in bytes.
+const maxConnectReply = 16 << 10
+
+// Dial opens one connection as the run's connections are opened: to the
+// socket Network and Addr name (the event loop's when ctx carries a task,
+// see NewFast), through the Tunnel when one is set, then the TLS
+// handshake when TLS is set, all within the connect timeout. The caller
+// owns the connection (a *tls.Conn with TLS). Dial is what another
+// protocol's client (HTTP/2) calls to reach the server as Fast does.
+func (c *Config) Dial(ctx context.Context) (net.Conn, error) {
+	var x load.Exchange
+	nc, o := c.open(ctx, c.dialer(ctx), &x)
+	if o != stats.OK {
+		return nil, x.Err
+	}
+	return nc, nil
+}
+
+// open dials with d, tunnels and handshakes a new connection, noting in x
+// what it opened and closed, the handshake's duration and, on failure,
+// the error. The outcome is stats.OK or the failure's.
+func (c *Config) open(ctx context.Context, d ContextDialer, x *load.Exchange) (net.Conn, stats.Outcome) {
+	network := c.Network
+	if network == "" {
+		network = "tcp"
+	}
+	nc, err := c.dial(ctx, d, network)
+	if err != nil {
+		x.Err = err
+		if network == "unix" {
+			x.Err = &dialError{"cannot connect to unix socket " + c.Addr, cause(err)}
+		}
+		return nil, classifyDial(err)
+	}
+	x.Opened++
+	if c.Tunnel != nil {
+		if err = c.Tunnel.open(ctx, nc, c.connectTimeout()); err != nil {
+			_ = nc.Close()
+			x.Closed++
+			x.Err = err
+			return nil, classifyDial(err)
+		}
+	}
+	if c.TLS == nil {
+		return nc, stats.OK
+	}
+	tc := tls.Client(nc, c.TLS)
+	began := time.Now()
+	if err = c.handshake(ctx, tc, nc); err != nil {
+		_ = nc.Close()
+		x.Closed++
+		x.Err = err
+		if isTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, stats.TimeoutTLS
+		}
+		return nil, stats.FailTLS
+	}
+	x.Handshake = max(time.Since(began), time.Nanosecond)
+	return tc, stats.OK
+}
+
+// dial connects with d. A unix socket whose listener's backlog is full
+// refuses a non-blocking connect at once (EAGAIN) where a blocking one
+// would wait for room: such a dial is tried again, after a pause that
+// doubles from 50 µs to 5 ms, until the connect timeout. TCP dials are
+// made once.
+func (c *Config) dial(ctx context.Context, d ContextDialer, network string) (net.Conn, error) {
+	nc, err := d.DialContext(ctx, network, c.Addr)
+	if network != "unix" {
+		return nc, err
+	}
+	deadline := time.Now().Add(c.connectTimeout())
+	for wait := 50 * time.Microsecond; errors.Is(err, syscall.EAGAIN) && ctx.Err() == nil; wait = min(2*wait, 5*time.Millisecond) {
+		if time.Now().Add(wait).After(deadline) {
+			return nil, err // a timeout: EAGAIN is one
+		}
+		pause(ctx, wait)
+		nc, err = d.DialContext(ctx, network, c.Addr)
+	}
+	return nc, err
+}
+
+// pause waits for d or until ctx ends: on the event-loop task ctx carries
+// (the loop runs its other tasks meanwhile), else on a timer.
+func pause(ctx context.Context, d time.Duration) {
+	if t := evloop.FromContext(ctx); t != nil {
+		t.Sleep(d)
+		return
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+	}
+}
+
+// handshake runs the TLS handshake within the connect timeout. On the
+// event loops it is bounded by the connection's deadline: HandshakeContext
+// would close the connection from another goroutine on cancellation, and
+// the loop's Interrupt already ends it at a stop.
+func (c *Config) handshake(ctx context.Context, tc *tls.Conn, nc net.Conn) error {
+	if _, onLoop := nc.(*evloop.Conn); onLoop {
+		_ = nc.SetDeadline(time.Now().Add(c.connectTimeout()))
+		err := tc.Handshake()
+		_ = nc.SetDeadline(time.Time{})
+		return err
+	}
+	hctx, cancel := context.WithTimeout(ctx, c.connectTimeout())
+	defer cancel()
+	return tc.HandshakeContext(hctx)
+}
+
+// open asks the proxy on nc for the tunnel and reads its answer, within
+// timeout; off the event loops, ctx's end also ends the wait (on a loop,
+// the loop's Interrupt does).
+func (t *Tunnel) open(ctx context.Context, nc net.Conn, timeout time.Duration) error {
+	_ = nc.SetDeadline(time.Now().Add(timeout))
+	defer nc.SetDeadline(time.Time{})
+	if _, onLoop := nc.(*evloop.Conn); !onLoop {
+		stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(aLongTimeAgo) })
+		defer stop()
+	}
+	_, err := nc.Write(t.request())
+	if err == nil {
+		err = readConnectReply(nc)
+	} else {
+		err = &dialError{"cannot send CONNECT to the proxy", cause(err)}
+	}
+	if err != nil && ctx.Err() != nil {
+		return &dialError{"stopped during CONNECT", ctx.Err()}
+	}
+	return err
+}
+
+// errProxyClosed is a proxy that closed the connection without answering.
+var errProxyClosed = errors.New("proxy closed the connection before answering CONNECT")
+
+// readConnectReply reads the proxy's answer to CONNECT: its header
+// section and, after a 2xx, which opens the tunnel, nothing more (the TLS
+// server speaks only after the client's hello). Any other status is an
+// error that names it; the body that may follow a refusal is not read.
+func readConnectReply(nc net.Conn) error {
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= maxConnectReply {
+				return errors.New("proxy's answer to CONNECT is over 16 KiB")
+			}
+			buf = slices.Grow(buf, len(buf))
+		}
+		n, err := nc.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if end := headerEnd(buf); end > 0 {
+			if err := connectStatus(buf[:end]); err != nil {
+				return err // a refusal may come with a body: it is not read
+			}
+			if end < len(buf) {
+				return errors.New("proxy sent bytes after its answer to CONNECT")
+			}
+			return nil
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF) && len(buf) == 0:
+			return errProxyClosed
+		case errors.Is(err, io.EOF):
+			return errors.New("proxy closed the connection inside its answer to CONNECT")
+		default:
+			return &dialError{"proxy did not answer CONNECT", cause(err)}
+		}
+	}
+}
+
+// headerEnd returns the length of the header section at the start of b,
+// through its empty line (CRLF or a bare LF), or 0 when it is incomplete.
+func headerEnd(b []byte) int {
+	for i := bytes.IndexByte(b, '\n'); i >= 0; {
+		rest := b[i+1:]
+		switch {
+		case bytes.HasPrefix(rest, []byte("\r\n")):
+			return i + 3
+		case bytes.HasPrefix(rest, []byte("\n")):
+			return i + 2
+		}
+		j := bytes.IndexByte(rest, '\n')
+		if j < 0 {
+			return 0
+		}
+		i += j + 1
+	}
+	return 0
+}
+
+// connectStatus checks the status line of the proxy's answer.
+func connectStatus(head []byte) error {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	version, rest, _ := bytes.Cut(line, []byte(" "))
+	code, reason, _ := bytes.Cut(rest, []byte(" "))
+	status, err := strconv.Atoi(string(code))
+	if !bytes.HasPrefix(version, []byte("HTTP/1.")) || len(code) != 3 || err != nil {
+		return errors.New("proxy's answer to CONNECT is not HTTP: " + strconv.QuoteToASCII(string(line)))
+	}
+	if status < 200 || status > 299 {
+		return errors.New("proxy refused CONNECT: " + strconv.Itoa(status) + " " + string(reason))
+	}
+	return nil
+}
+
+// dialError is a failure to reach the server, told in gb's words (msg)
+// around the system's cause. It unwraps to the cause, so that it
+// classifies as the cause does, but not to the *net.OpError the cause came
+// in, whose addresses the error tallies leave out.
+type dialError struct {
+	msg string
+	err error
+}
+
+func (e *dialError) Error() string { return e.msg + ": " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// cause returns the system error inside err's *net.OpError and
+// *os.SyscallError wrappers.
+func cause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+	}
+	var sc *os.SyscallError
+	if errors.As(err, &sc) && sc.Err != nil {
+		err = sc.Err
+	}
+	return err
+}

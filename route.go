@@ -1,0 +1,183 @@
+package gb
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gb-bench/gb/internal/client"
+)
+
+// unixHost is the Host header (and the report's host) of an http+unix://
+// URL, whose authority is a socket path rather than a name.
+const unixHost = "localhost"
+
+// parseUnixTarget parses an http+unix:// or https+unix:// URL, rest being
+// what follows "://": the socket's path percent-encoded as the authority
+// (http+unix://%2Frun%2Fapp.sock/path, as requests-unixsocket writes it),
+// then the path and query; user:password@ before the path is sent as
+// Basic credentials, as in any URL. The request goes to Host: localhost.
+func parseUnixTarget(scheme, rest string) (*target, error) {
+	i := strings.IndexAny(rest, "/?#")
+	if i < 0 {
+		i = len(rest)
+	}
+	auth, user := rest[:i], ""
+	if at := strings.LastIndex(auth, "@"); at >= 0 {
+		user, auth = auth[:at+1], auth[at+1:] // credentials, sent as the URL's are
+	}
+	socket, err := url.PathUnescape(auth)
+	if err != nil || socket == "" {
+		return nil, configErr(false, "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
+	}
+	t, err := parseTarget(scheme + "://" + user + unixHost + rest[i:])
+	if err != nil {
+		return nil, err
+	}
+	t.socket = socket
+	t.url.Scheme, t.url.Host = scheme+"+unix", socket // url.URL writes the host percent-encoded
+	return t, nil
+}
+
+// route fills in where cc's connections go: a unix socket, a proxy
+// (forwarding http://, tunnelling https:// with CONNECT) or the URL's host,
+// after the --connect-to rules, resolved once so that no request waits on
+// DNS. cfg and t are the target's (a many-target load routes each).
+func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
+	if cfg.TLS.ServerName != "" && !t.tls {
+		return configErr(false, "--sni needs an https:// URL")
+	}
+	if cfg.TLS.ServerName != "" && cfg.TLS.NoSNI {
+		return configErr(false, "--sni and -I (no SNI) cannot be combined")
+	}
+	if pr := p.opts.profile; pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
+		return configErr(false, "--profile with a unix socket or --connect-to needs --profile-url (the profiles are fetched over TCP from the URL's host)")
+	}
+	if cfg.UnixSocket != "" || t.socket != "" {
+		return routeUnix(cfg, t.socket, cc)
+	}
+	host, port, err := connectTo(cfg.ConnectTo, t.host, t.port)
+	if err != nil {
+		return err
+	}
+	if cfg.Proxy != "" {
+		if len(cfg.ConnectTo) > 0 && !t.tls {
+			return configErr(false, "--connect-to cannot apply through -X with an http:// URL: the proxy makes the connection")
+		}
+		if t.tls {
+			cc.Tunnel = &client.Tunnel{Target: net.JoinHostPort(host, port), Auth: cfg.ProxyAuth}
+		}
+		if host, port, err = net.SplitHostPort(cfg.Proxy); err != nil {
+			return configErr(false, "invalid -X %q: want proxy:port", hideCredentials(cfg.Proxy))
+		}
+	}
+	ip, err := resolve(host)
+	if err != nil {
+		return err
+	}
+	cc.Addr = net.JoinHostPort(ip, port)
+	return nil
+}
+
+// UnixSocket returns the path of the unix socket the Plan's connections
+// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
+func (p *Plan) UnixSocket() string {
+	if p.client.Network == "unix" {
+		return p.client.Addr
+	}
+	return ""
+}
+
+// routeUnix points cc at the unix socket (Config.UnixSocket, or
+// urlSocket, the http+unix:// URL's), which must exist now: a missing one
+// ends the run before it starts, as a host that does not resolve does.
+func routeUnix(cfg *Config, urlSocket string, cc *client.Config) error {
+	socket := cmp.Or(cfg.UnixSocket, urlSocket)
+	switch {
+	case urlSocket != "" && socket != urlSocket:
+		return configErr(false, "--unix-socket %s and the http+unix:// URL's socket differ", cfg.UnixSocket)
+	case cfg.Proxy != "":
+		return configErr(false, "-X cannot be combined with a unix socket")
+	case len(cfg.ConnectTo) > 0:
+		return configErr(false, "--connect-to cannot be combined with a unix socket")
+	case cfg.LocalAddr != "":
+		return configErr(false, "-B cannot be combined with a unix socket (it has no local address to bind)")
+	}
+	fi, err := os.Stat(socket)
+	if err != nil {
+		return fmt.Errorf("cannot connect to unix socket %s: %v", socket, unwrapPath(err))
+	}
+	if fi.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("cannot connect to unix socket %s: not a socket", socket)
+	}
+	cc.Network, cc.Addr = "unix", socket
+	return nil
+}
+
+// connectTo applies the first --connect-to rule that matches host and
+// port, returning the host and port to connect to (the URL's when no rule
+// matches). A malformed rule is a ConfigError, whether it matches or not.
+func connectTo(rules []string, host string, port int) (string, string, error) {
+	toHost, toPort := host, strconv.Itoa(port)
+	matched := false
+	for _, r := range rules {
+		f, err := splitConnectTo(r)
+		if err != nil {
+			return "", "", configErr(false, "invalid --connect-to %q: %v", r, err)
+		}
+		if matched || (f[0] != "" && !strings.EqualFold(f[0], host)) || (f[1] != "" && f[1] != strconv.Itoa(port)) {
+			continue
+		}
+		matched = true
+		if f[2] != "" {
+			toHost = f[2]
+		}
+		if f[3] != "" {
+			toPort = f[3]
+		}
+	}
+	return toHost, toPort, nil
+}
+
+// splitConnectTo splits "HOST:PORT:ADDR:PORT" into its four fields, the
+// hosts possibly bracketed IPv6 literals (brackets removed), each field
+// possibly empty; ports, when given, are 1 to 65535.
+func splitConnectTo(rule string) ([4]string, error) {
+	var f [4]string
+	rest := rule
+	for i := range f {
+		if rest == "" && i < 3 {
+			return f, fmt.Errorf("want HOST:PORT:ADDR:PORT")
+		}
+		if i%2 == 0 && strings.HasPrefix(rest, "[") {
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return f, fmt.Errorf("unclosed [ in an IPv6 address")
+			}
+			f[i], rest = rest[1:end], rest[end+1:]
+			if rest != "" && rest[0] != ':' {
+				return f, fmt.Errorf("want ':' after ]")
+			}
+			rest = strings.TrimPrefix(rest, ":")
+			continue
+		}
+		if i == 3 {
+			f[i], rest = rest, ""
+		} else {
+			var ok bool
+			if f[i], rest, ok = strings.Cut(rest, ":"); !ok {
+				return f, fmt.Errorf("want HOST:PORT:ADDR:PORT")
+			}
+		}
+		if i%2 == 1 && f[i] != "" {
+			if n, err := strconv.Atoi(f[i]); err != nil || n < 1 || n > 65535 {
+				return f, fmt.Errorf("invalid port %q", f[i])
+			}
+		}
+	}
+	return f, nil
+}
