@@ -1,0 +1,254 @@
+package decode
+
+import (
+	"bytes"
+	stdgzip "compress/gzip"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// compress encodes p as enc with a real encoder.
+func compress(t testing.TB, enc Encoding, p []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	var w io.WriteCloser
+	switch enc {
+	case Gzip:
+		w = gzip.NewWriter(&b)
+	case Brotli:
+		w = brotli.NewWriter(&b)
+	case Zstd:
+		zw, err := zstd.NewWriter(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = zw
+	default:
+		return append([]byte(nil), p...)
+	}
+	if _, err := w.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// text is compressible input of n bytes.
+func text(n int) []byte {
+	b := bytes.Repeat([]byte("gb decodes what it asked for. 0123456789\n"), n/41+1)
+	return b[:n]
+}
+
+var codings = []Encoding{Gzip, Brotli, Zstd}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	b := NewBody(All)
+	for _, enc := range codings {
+		for _, size := range []int{1, 100, 40 << 10, 1 << 20} {
+			wire := compress(t, enc, text(size))
+			// One byte per read: the decoder must not depend on how the
+			// body arrives.
+			n, err := b.Decode(enc, iotest.OneByteReader(bytes.NewReader(wire)))
+			if err != nil || n != int64(size) {
+				t.Errorf("%v %d bytes (%d on the wire): decoded %d, %v", enc, size, len(wire), n, err)
+			}
+		}
+	}
+	n, err := b.Decode(Identity, bytes.NewReader(text(1234)))
+	if err != nil || n != 1234 {
+		t.Errorf("identity: %d, %v", n, err)
+	}
+}
+
+func TestDecodeStdlibGzipMultistream(t *testing.T) {
+	var w bytes.Buffer
+	for range 2 {
+		z := stdgzip.NewWriter(&w)
+		_, _ = z.Write(text(1000))
+		_ = z.Close()
+	}
+	n, err := NewBody(All).Decode(Gzip, &w)
+	if err != nil || n != 2000 {
+		t.Errorf("two gzip members: %d, %v", n, err)
+	}
+}
+
+func TestDecodeFailures(t *testing.T) {
+	b := NewBody(All)
+	b.Max = 1 << 20
+	for _, enc := range codings {
+		good := compress(t, enc, text(100<<10))
+		corrupt := append([]byte(nil), good...)
+		for i := len(corrupt) / 3; i < len(corrupt)/3+16; i++ {
+			corrupt[i] ^= 0x55
+		}
+		bomb := compress(t, enc, make([]byte, 8<<20)) // 8 MiB of zeros
+		cases := []struct {
+			name string
+			body []byte
+			want error
+		}{
+			{"corrupt", corrupt, nil},
+			{"garbage", []byte("this is not compressed at all, not even a little"), nil},
+			{"short", good[:len(good)/2], errorFor(enc, kindShort)},
+			{"trailing", append(append([]byte(nil), good...), "tail"...), nil},
+			{"bomb", bomb, errorFor(enc, kindTooLarge)},
+			{"empty", nil, nil},
+		}
+		for _, c := range cases {
+			n, err := b.Decode(enc, bytes.NewReader(c.body))
+			if c.name == "trailing" {
+				// gzip and zstd read the tail as a broken next member or
+				// frame, brotli as excess input or trailing data: any
+				// decode error, never success.
+				if !IsError(err) {
+					t.Errorf("%v %s: err %v, want a decode error", enc, c.name, err)
+				}
+				continue
+			}
+			if c.name == "corrupt" || c.name == "garbage" {
+				// Where a damaged stream is noticed depends on the
+				// coding: corrupt or ending early, never success.
+				if !IsError(err) {
+					t.Errorf("%v %s: %d, %v; want a decode error", enc, c.name, n, err)
+				}
+				continue
+			}
+			if err != c.want {
+				t.Errorf("%v %s: %d, %v; want %v", enc, c.name, n, err, c.want)
+			}
+			if c.name == "bomb" && (n <= b.Max || n > b.Max+scratchSize) {
+				t.Errorf("%v bomb: decoding stopped after %d bytes, want just past %d", enc, n, b.Max)
+			}
+		}
+		// The Body is still usable after every failure.
+		if n, err := b.Decode(enc, bytes.NewReader(good)); err != nil || n != 100<<10 {
+			t.Errorf("%v after failures: %d, %v", enc, n, err)
+		}
+	}
+}
+
+func TestDecodeNotAskedAndUnknown(t *testing.T) {
+	b := NewBody(Accepted("gzip"))
+	if _, err := b.Decode(Zstd, bytes.NewReader(compress(t, Zstd, text(10)))); err != errorFor(Zstd, kindNotAsked) {
+		t.Errorf("zstd with only gzip asked: %v", err)
+	}
+	if _, err := b.Decode(Unknown, bytes.NewReader(text(10))); err != ErrUnknown {
+		t.Errorf("unknown: %v", err)
+	}
+	if _, err := b.Decode(Stacked, bytes.NewReader(text(10))); err != ErrStacked {
+		t.Errorf("stacked: %v", err)
+	}
+}
+
+// A source failure is the caller's error, not the coding's.
+func TestDecodeSourceError(t *testing.T) {
+	boom := errors.New("connection reset")
+	for _, enc := range codings {
+		wire := compress(t, enc, text(50<<10))
+		src := io.MultiReader(bytes.NewReader(wire[:len(wire)/2]), iotest.ErrReader(boom))
+		if _, err := NewBody(All).Decode(enc, src); err != boom {
+			t.Errorf("%v: %v, want the source's error", enc, err)
+		}
+	}
+}
+
+func TestWriteClose(t *testing.T) {
+	b := NewBody(All)
+	for _, enc := range codings {
+		wire := compress(t, enc, text(70<<10))
+		b.Reset(enc)
+		for p := wire; len(p) > 0; p = p[min(len(p), 1000):] {
+			if _, err := b.Write(p[:min(len(p), 1000)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := b.Close(); err != nil || n != 70<<10 {
+			t.Errorf("%v: %d, %v", enc, n, err)
+		}
+	}
+	b.MaxBuffered = 100
+	b.Reset(Gzip)
+	if _, err := b.Write(make([]byte, 101)); err != ErrBuffered {
+		t.Errorf("past MaxBuffered: %v", err)
+	}
+	if _, err := b.Close(); err != ErrBuffered {
+		t.Errorf("Close after an overflow: %v", err)
+	}
+}
+
+func TestDecodeAllocs(t *testing.T) {
+	b := NewBody(All)
+	for _, enc := range codings {
+		wire := compress(t, enc, text(64<<10))
+		r := bytes.NewReader(wire)
+		_, _ = b.Decode(enc, r) // first use creates the decoder
+		allocs := testing.AllocsPerRun(50, func() {
+			r.Reset(wire)
+			if _, err := b.Decode(enc, r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// andybalholm/brotli makes its context maps anew for each
+		// meta-block (a few small slices per body); gzip and zstd reuse
+		// everything.
+		want := 0.0
+		if enc == Brotli {
+			want = 4
+		}
+		if allocs > want {
+			t.Errorf("%v: %.1f allocs per body, want at most %v", enc, allocs, want)
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, enc := range codings {
+		wire := compress(b, enc, text(64<<10))
+		b.Run(enc.String(), func(b *testing.B) {
+			d := NewBody(All)
+			r := bytes.NewReader(wire)
+			b.SetBytes(64 << 10)
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Reset(wire)
+				if _, err := d.Decode(enc, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	// The standard library's gzip, for comparison with klauspost's.
+	wire := compress(b, Gzip, text(64<<10))
+	b.Run("stdlib-gzip", func(b *testing.B) {
+		z := new(stdgzip.Reader)
+		r := bytes.NewReader(wire)
+		scratch := make([]byte, scratchSize)
+		b.SetBytes(64 << 10)
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Reset(wire)
+			src := source{r: r}
+			if err := z.Reset(&src); err != nil {
+				b.Fatal(err)
+			}
+			for {
+				_, err := z.Read(scratch)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
