@@ -13,7 +13,14 @@ type Error struct {
 func (e *Error) Error() string { return "decode: " + e.Reason }
 
 // IsError reports whether err is a decode failure (*Error).
+// It allocates nothing for nil or an unwrapped *Error.
 func IsError(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, ok := err.(*Error); ok {
+		return true
+	}
 	var e *Error
 	return errors.As(err, &e)
 }

@@ -16,8 +16,9 @@ func (r *Reader) SetDecoder(d *decode.Body) { r.dec = d }
 
 // decodeBody reads a body with a Content-Encoding through the decoder.
 // A framing or connection failure is returned as ReadBody returns it; a
-// body that frames fine but does not decode is a *decode.Error, and the
-// rest of the body is left unread (the connection cannot be reused).
+// body that frames fine but does not decode is a *decode.Error, returned
+// once the rest of the body has been read (undecoded), so the connection
+// stays usable as the response's framing says.
 func (r *Reader) decodeBody(resp *Response) error {
 	r.body = bodySource{r: r, resp: resp, left: resp.ContentLength}
 	switch resp.Framing {
@@ -28,6 +29,13 @@ func (r *Reader) decodeBody(resp *Response) error {
 	}
 	n, err := r.dec.Decode(resp.Encoding, &r.body)
 	resp.Decoded = n
+	if decode.IsError(err) {
+		// The framing is intact: read the rest of the body, so the
+		// connection can carry the next response.
+		if derr := r.body.drain(); derr != nil {
+			return derr
+		}
+	}
 	return err
 }
 
@@ -45,15 +53,35 @@ type bodySource struct {
 }
 
 func (s *bodySource) Read(p []byte) (int, error) {
+	b, err := s.next(len(p))
+	return copy(p, b), err
+}
+
+// drain consumes the rest of the body.
+func (s *bodySource) drain() error {
+	for {
+		if _, err := s.next(len(s.r.buf)); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// next consumes and returns up to max of the body's next bytes (a slice of
+// the read buffer, valid until the next read), reading more when none is
+// buffered; io.EOF at the body's end.
+func (s *bodySource) next(max int) ([]byte, error) {
 	if s.err != nil {
-		return 0, s.err
+		return nil, s.err
 	}
 	for s.left == 0 {
 		if s.done || !s.chunked {
-			return 0, io.EOF
+			return nil, io.EOF
 		}
 		if s.err = s.nextChunk(); s.err != nil {
-			return 0, s.err
+			return nil, s.err
 		}
 	}
 	r := s.r
@@ -61,23 +89,23 @@ func (s *bodySource) Read(p []byte) (int, error) {
 		if err := r.fill(); err != nil {
 			if err == io.EOF && s.left < 0 {
 				s.left, s.done = 0, true
-				return 0, io.EOF
+				return nil, io.EOF
 			}
 			s.err = broken(err)
-			return 0, s.err
+			return nil, s.err
 		}
 	}
-	k := min(r.w-r.r, len(p))
+	k := min(r.w-r.r, max)
 	if s.left >= 0 && int64(k) > s.left {
 		k = int(s.left)
 	}
-	copy(p, r.buf[r.r:r.r+k])
+	b := r.buf[r.r : r.r+k]
 	r.r += k
 	if s.left > 0 {
 		s.left -= int64(k)
 	}
 	s.resp.BodyBytes += int64(k)
-	return k, nil
+	return b, nil
 }
 
 // nextChunk reads the CRLF after the previous chunk's data and the next

@@ -113,18 +113,27 @@ func TestDecodeFailuresFramed(t *testing.T) {
 	}
 	cases := []struct {
 		name, in string
-		want     func(error) bool
+		want     func(error) bool // nil: a decode failure, after which the body was drained
 	}{
-		{"corrupt", framed("gzip", "length", string(corrupt)), decode.IsError},
-		{"stream cut, framing complete", framed("gzip", "length", wire[:len(wire)/2]), decode.IsError},
-		{"not asked for", framed("br", "length", compressed(t, "br", plain)), decode.IsError},
-		{"unknown coding", framed("deflate", "length", "xyz"), decode.IsError},
+		{"corrupt", framed("gzip", "length", string(corrupt)), nil},
+		{"stream cut, framing complete", framed("gzip", "length", wire[:len(wire)/2]), nil},
+		{"not asked for", framed("br", "length", compressed(t, "br", plain)), nil},
+		{"unknown coding", framed("deflate", "length", "xyz"), nil},
 		{"connection closed inside the body", framed("gzip", "length", wire)[:200], func(err error) bool { return errors.Is(err, ErrTruncated) }},
 		{"malformed chunk", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			fmt.Sprintf("32\r\n%s\r\nzz\r\n", wire[:50]), IsProtocol},
 	}
+	const next = "HTTP/1.1 204 No Content\r\n\r\n"
 	for _, c := range cases {
-		r := NewReader(&chunkSource{data: []byte(c.in)}, 0, Limits{})
+		in := c.in
+		decodeFailure := c.want == nil
+		if decodeFailure {
+			c.want = decode.IsError
+		}
+		if decodeFailure {
+			in += next
+		}
+		r := NewReader(&chunkSource{data: []byte(in), size: 100}, 0, Limits{})
 		r.SetDecoder(decode.NewBody(decode.Accepted("gzip, zstd")))
 		var resp Response
 		if err := r.ReadHeader(&resp, false); err != nil {
@@ -132,6 +141,13 @@ func TestDecodeFailuresFramed(t *testing.T) {
 		}
 		if err := r.ReadBody(&resp); !c.want(err) {
 			t.Errorf("%s: %v", c.name, err)
+		}
+		if !decodeFailure {
+			continue
+		}
+		// The body was read to its end: the next response follows.
+		if err := r.ReadHeader(&resp, false); err != nil || resp.Status != 204 {
+			t.Errorf("%s: the next response: %d, %v", c.name, resp.Status, err)
 		}
 	}
 }
