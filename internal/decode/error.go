@@ -52,7 +52,7 @@ var errs = func() (t [Unknown][numKinds]*Error) {
 			kindCorrupt:  {n + " body corrupt"},
 			kindShort:    {n + " body ends inside the compressed stream"},
 			kindTrailing: {"data after the end of the " + n + " stream"},
-			kindTooLarge: {n + " body decodes past the limit on decoded bytes"},
+			kindTooLarge: {n + " body decodes past the limit on decoded bytes (--max-decoded)"},
 		}
 	}
 	return t
