@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -22,5 +25,20 @@ func TestDecodedLine(t *testing.T) {
 	want := "HTML transferred:       10240 bytes\nDecoded body:           32768 bytes (3.20× the 10240 on the wire)\n"
 	if !strings.HasSuffix(b.String(), want) {
 		t.Errorf("got\n%s\nwant it to end with\n%s", b.String(), want)
+	}
+}
+
+// A real --compressed run's JSON (gzip bodies from the test server)
+// matches the schema and carries decoded_in and target.compressed.
+func TestCompressedRunJSONMatchesSchema(t *testing.T) {
+	res := realrun.Run(t, 200, func(c *gb.Config) {
+		c.URL += "compressed?enc=gzip&size=5000"
+		c.Compressed = true
+	})
+	js := renderBytes(t, func(w io.Writer) error { return JSON(w, res) })
+	validate(t, js)
+	if res.Counts.DecodedIn != 200*5000 || !bytes.Contains(js, []byte(`"decoded_in": 1000000`)) ||
+		!bytes.Contains(js, []byte(`"compressed": true`)) || !bytes.Contains(js, []byte(`"failed.decode": 0`)) {
+		t.Errorf("decoded %d; JSON:\n%.3000s", res.Counts.DecodedIn, js)
 	}
 }
