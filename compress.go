@@ -47,3 +47,14 @@ func (c *Config) decoding() client.Decoding {
 	v, _ := c.acceptEncoding()
 	return client.Decoding{Compressed: true, Accept: decode.Accepted(v), MaxDecoded: c.MaxDecoded}
 }
+
+// checkDecoding refuses a decoding limit that cannot apply.
+func (c *Config) checkDecoding() error {
+	switch {
+	case c.MaxDecoded < 0:
+		return configErr(false, "invalid --max-decoded %d", c.MaxDecoded)
+	case c.MaxDecoded > 0 && !c.Compressed:
+		return configErr(false, "--max-decoded needs --compressed (gb decodes nothing without it)")
+	}
+	return nil
+}

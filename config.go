@@ -224,6 +224,9 @@ func (c *Config) check() error {
 	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
 		return configErr(true, "Invalid Concurrency [Range 1..%d]", MaxConcurrency)
 	}
+	if err := c.checkDecoding(); err != nil {
+		return err
+	}
 	switch c.Engine {
 	case "", EngineAuto, EngineLoop, EngineGoroutine:
 	default:

@@ -260,3 +260,11 @@ func TestCompressedBombBounded(t *testing.T) {
 		t.Errorf("gb's peak RSS %d MiB while decoding 1 GiB bodies", rss>>20)
 	}
 }
+
+// --max-decoded without --compressed is a usage error, before any load.
+func TestMaxDecodedNeedsCompressed(t *testing.T) {
+	r := runGB(t, "--max-decoded", "1000", "-n", "1", "http://127.0.0.1:1/")
+	if r.code != 22 || r.stderr != "gb: --max-decoded needs --compressed (gb decodes nothing without it)\n" {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
