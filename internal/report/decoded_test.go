@@ -42,3 +42,16 @@ func TestCompressedRunJSONMatchesSchema(t *testing.T) {
 		t.Errorf("decoded %d; JSON:\n%.3000s", res.Counts.DecodedIn, js)
 	}
 }
+
+func TestDecodedHTMLRow(t *testing.T) {
+	r := &stats.Result{}
+	r.Target.Compressed = true
+	r.Counts.BodyIn, r.Counts.DecodedIn = 1000, 4500
+	var b bytes.Buffer
+	if err := HTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Decoded body:</th><td colspan=2 bgcolor=white>4500 bytes (4.50&times; the 1000 on the wire)</td>") {
+		t.Errorf("no Decoded body row in\n%s", b.String())
+	}
+}
