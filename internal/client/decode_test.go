@@ -1,19 +1,14 @@
 package client
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -23,25 +18,8 @@ const decodedSize = 10 << 10
 // codedResponse is a keep-alive response whose body is decodedSize bytes
 // of text coded as enc.
 func codedResponse(tb testing.TB, enc string) string {
-	var b bytes.Buffer
-	var w io.WriteCloser
-	switch enc {
-	case "gzip":
-		w = gzip.NewWriter(&b)
-	case "br":
-		w = brotli.NewWriter(&b)
-	case "zstd":
-		zw, err := zstd.NewWriter(&b)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w = zw
-	}
-	io.WriteString(w, strings.Repeat("gb says hello ", decodedSize/14+1)[:decodedSize])
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\nContent-Length: %d\r\n\r\n%s", enc, b.Len(), b.String())
+	body := testsupport.Compress(tb, enc, []byte(strings.Repeat("gb says hello ", decodedSize/14+1)[:decodedSize]))
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\nContent-Length: %d\r\n\r\n%s", enc, len(body), body)
 }
 
 // compressedConfig returns a keep-alive --compressed client config for addr.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -145,6 +146,12 @@ func (b *Body) copy(r io.Reader, enc Encoding) (int64, error) {
 		if n > limit && enc != Identity {
 			return n, errorFor(enc, kindTooLarge)
 		}
+		if enc == Brotli && isBrotliExcess(err) {
+			if b.brotliUnread() == 0 {
+				return n, nil // a clean end, split across reads
+			}
+			return n, errorFor(Brotli, kindTrailing)
+		}
 		if err == io.EOF {
 			return n, nil
 		}
@@ -152,6 +159,27 @@ func (b *Body) copy(r io.Reader, enc Encoding) (int64, error) {
 			return n, err
 		}
 	}
+}
+
+// isBrotliExcess reports whether err is andybalholm/brotli's "excessive
+// input". The library returns it at a complete stream's end when bytes
+// follow the stream in its input buffer (real trailing data), but also,
+// wrongly, when the stream's last bytes were split across source reads
+// (its internal bit-reader buffer is left marked as used). The two differ
+// only in the Reader's unread input: see brotliUnread.
+func isBrotliExcess(err error) bool {
+	return err != nil && err.Error() == "brotli: excessive input"
+}
+
+// brotliUnread returns the length of the brotli Reader's unexported unread
+// input, read by reflection (pinned by TestBrotliInternals for the version
+// in go.mod); 1 when it cannot be read.
+func (b *Body) brotliUnread() int {
+	in := reflect.ValueOf(b.br).Elem().FieldByName("in")
+	if !in.IsValid() || in.Kind() != reflect.Slice {
+		return 1
+	}
+	return in.Len()
 }
 
 // trailing checks that the body ends where the compressed stream did.

@@ -1,44 +1,18 @@
 package h1
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/gb-bench/gb/internal/decode"
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // compressed returns s encoded as enc by a real encoder.
 func compressed(t testing.TB, enc string, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	var w io.WriteCloser
-	switch enc {
-	case "gzip":
-		w = gzip.NewWriter(&b)
-	case "br":
-		w = brotli.NewWriter(&b)
-	case "zstd":
-		zw, err := zstd.NewWriter(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w = zw
-	}
-	if _, err := io.WriteString(w, s); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return string(testsupport.Compress(t, enc, []byte(s)))
 }
 
 // chunk frames body as chunks of at most n bytes with an extension and a

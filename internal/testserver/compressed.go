@@ -177,24 +177,9 @@ func (c *codedCache) get(enc string, size int64) ([]byte, error) {
 // encodePattern returns size pattern bytes coded as enc.
 func encodePattern(enc string, size int64) ([]byte, error) {
 	var b bytes.Buffer
-	var w io.WriteCloser
-	switch enc {
-	case "gzip":
-		w = gzip.NewWriter(&b)
-	case "br":
-		w = brotli.NewWriterLevel(&b, brotli.BestSpeed)
-	case "zstd":
-		zw, err := zstd.NewWriter(&b, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20))
-		if err != nil {
-			return nil, err
-		}
-		w = zw
-	case "deflate":
-		w = zlib.NewWriter(&b)
-	case "identity":
-		w = nopCloser{&b}
-	default:
-		return nil, errors.New("unknown coding " + enc)
+	w, err := NewEncoder(enc, &b)
+	if err != nil {
+		return nil, err
 	}
 	for off := int64(0); off < size; {
 		k := int(min(size-off, shape.MaxChunk))
@@ -207,6 +192,26 @@ func encodePattern(enc string, size int64) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// NewEncoder returns a writer that codes what it is given as enc (gzip,
+// br, zstd, deflate (zlib) or identity) into w, as /compressed sends it:
+// brotli and zstd at their fastest levels, zstd with a 1 MiB window. Close
+// ends the coded stream; it does not close w.
+func NewEncoder(enc string, w io.Writer) (io.WriteCloser, error) {
+	switch enc {
+	case "gzip":
+		return gzip.NewWriter(w), nil
+	case "br":
+		return brotli.NewWriterLevel(w, brotli.BestSpeed), nil
+	case "zstd":
+		return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20))
+	case "deflate":
+		return zlib.NewWriter(w), nil
+	case "identity":
+		return nopCloser{w}, nil
+	}
+	return nil, errors.New("unknown coding " + enc)
 }
 
 type nopCloser struct{ io.Writer }

@@ -39,24 +39,27 @@ func uncompress(enc string, body []byte) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
+// getWith fetches url with the header pairs hdr set and returns the
+// response and its body as sent: the transport does not decompress.
 func getWith(t *testing.T, url string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+	rt := &headerTransport{http.Transport{DisableCompression: true}, hdr}
+	resp, body := get(t, &http.Client{Timeout: testsupport.Guard, Transport: rt}, url)
+	return resp, []byte(body)
+}
+
+// headerTransport sets header pairs on every request.
+type headerTransport struct {
+	http.Transport
+	hdr []string
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for i := 0; i+1 < len(h.hdr); i += 2 {
+		r.Header.Set(h.hdr[i], h.hdr[i+1])
 	}
-	// DisableCompression: the client must see the coded body as sent.
-	c := &http.Client{Timeout: testsupport.Guard, Transport: &http.Transport{DisableCompression: true}}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return h.Transport.RoundTrip(r)
 }
 
 func TestCompressed(t *testing.T) {
