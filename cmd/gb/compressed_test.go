@@ -268,3 +268,16 @@ func TestMaxDecodedNeedsCompressed(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// Over TLS, on both engines: the same decoded bytes, the server's counts.
+func TestCompressedTLS(t *testing.T) {
+	s := testsupport.Server(t, testserver.Options{TLS: true})
+	url := s.TLSURL() + "/compressed?size=30000&chunked=1"
+	for _, engine := range []string{"loop", "goroutine"} {
+		before := s.Ledger().TLS.Requests
+		r := compressedRun(t, 0, url, "--compressed", "--insecure", "-n", "60", "-c", "2", "-k", "--engine", engine)
+		if r.Counts.Outcomes[stats.OK] != 60 || r.Counts.DecodedIn != 60*30000 || s.Ledger().TLS.Requests-before != 60 {
+			t.Errorf("%s: outcomes %v, decoded %d, server %d", engine, r.Counts.Outcomes, r.Counts.DecodedIn, s.Ledger().TLS.Requests-before)
+		}
+	}
+}
