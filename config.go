@@ -129,6 +129,18 @@ type Config struct {
 	// instant) = at once.
 	StartAt time.Time
 
+	// Compressed (curl's --compressed) sends "Accept-Encoding: gzip, br,
+	// zstd" (AcceptEncoding) unless Headers has an Accept-Encoding, which
+	// is then sent as written and wins; and it decodes every response
+	// body that has a Content-Encoding as it is read, counting its decoded
+	// bytes in Result.Counts.DecodedIn. A body that does not decode
+	// (corrupt, cut inside the compressed stream, data after it, past
+	// MaxDecoded, or in a coding the request did not ask for) ends as
+	// failed.decode. false = gb sends no Accept-Encoding of its own and
+	// bodies are only framed.
+	Compressed bool
+	MaxDecoded int64 // with Compressed: decoded bytes per body past which it fails; 0 = 256 MiB
+
 	// KeepSamples keeps one Sample per response in Result.Samples (what
 	// ab's -e and -g files need). It costs memory in proportion to the
 	// requests; false keeps only histograms.
@@ -239,6 +251,9 @@ func configErr(usage bool, format string, a ...any) error {
 func (c *Config) check() error {
 	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
 		return configErr(true, "Invalid Concurrency [Range 1..%d]", MaxConcurrency)
+	}
+	if err := c.checkDecoding(); err != nil {
+		return err
 	}
 	switch c.Engine {
 	case "", EngineAuto, EngineLoop, EngineGoroutine:

@@ -296,6 +296,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			VariableLength: cfg.VariableLength,
 			TLSVerify:      t.tls && !cfg.TLS.Insecure,
 			Engine:         "h1",
+			Compressed:     cfg.Compressed,
 			Rate:           cfg.Rate.PerSecond(),
 			Pipeline:       cfg.Pipeline,
 			Shard:          cfg.Shard,
@@ -332,6 +333,7 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		HeaderTimeout:    cfg.HeaderTimeout,
 		IdleTimeout:      cfg.IdleTimeout,
+		Decoding:         cfg.decoding(),
 	}
 	if cc.Timeout <= 0 {
 		cc.Timeout = 30 * time.Second

@@ -114,6 +114,7 @@ func buildRequest(c *Config, t *target) (*h1.Request, error) {
 		}
 		req.Headers = append(req.Headers, h)
 	}
+	c.addAcceptEncoding(req)
 	if err := req.Validate(); err != nil {
 		return nil, configErr(false, "%v", err)
 	}

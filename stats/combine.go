@@ -131,6 +131,7 @@ func (c *Counts) add(o *Counts) {
 	c.ConnsClosed += o.ConnsClosed
 	c.BytesIn += o.BytesIn
 	c.BodyIn += o.BodyIn
+	c.DecodedIn += o.DecodedIn
 	c.BytesOut += o.BytesOut
 	c.OtherErrors += o.OtherErrors
 	c.OtherStatus += o.OtherStatus

@@ -41,6 +41,7 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 		c.ConnsClosed += rec.ConnsClosed
 		c.BytesIn += rec.BytesIn
 		c.BodyIn += rec.BodyIn
+		c.DecodedIn += rec.DecodedIn
 		c.BytesOut += rec.BytesOut
 		for i := 0; i < rec.nCodes; i++ {
 			c.Status[rec.codes[i]] += rec.counts[i]

@@ -24,6 +24,7 @@ const (
 	FailReset                       // RST after at least one response byte
 	FailTruncated                   // EOF before the end of the body or of the headers
 	FailProtocol                    // malformed response: status line, header, chunk, framing, limits
+	FailDecode                      // --compressed: a well-framed body whose Content-Encoding does not decode (corrupt, cut, too large, not asked for)
 	TimeoutConnect                  // connect did not finish in time
 	TimeoutTLS                      // TLS handshake did not finish in time
 	TimeoutFirstByte                // no response byte in time after the request was written
@@ -49,6 +50,7 @@ var outcomeNames = [NumOutcomes]string{
 	FailReset:        "failed.reset",
 	FailTruncated:    "failed.truncated",
 	FailProtocol:     "failed.protocol",
+	FailDecode:       "failed.decode",
 	TimeoutConnect:   "failed.timeout.connect",
 	TimeoutTLS:       "failed.timeout.tls",
 	TimeoutFirstByte: "failed.timeout.ttfb",

@@ -119,6 +119,7 @@ type Recorder struct {
 	ConnsClosed int64
 	BytesIn     int64 // every byte read from the connection, headers included (ab's Total transferred)
 	BodyIn      int64 // response body bytes (ab's HTML transferred), partial bodies included
+	DecodedIn   int64 // --compressed: body bytes after content decoding, partial bodies included
 	BytesOut    int64 // every byte written (ab's Total body sent)
 
 	first    firstResponse

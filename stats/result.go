@@ -81,6 +81,7 @@ type Target struct {
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
 	Engine         string        `json:"engine"`
+	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
 
 	// Shard is the part of a split load this run carried (--shard I/N):
 	// Concurrency, Requests and Rate above are then its share. The zero
@@ -129,9 +130,10 @@ type Counts struct {
 	Info           int64            `json:"info_responses"`
 	ConnsOpened    int64            `json:"conns_opened"`
 	ConnsClosed    int64            `json:"conns_closed"`
-	BytesIn        int64            `json:"bytes_in"`  // headers and bodies
-	BodyIn         int64            `json:"body_in"`   // bodies only
-	BytesOut       int64            `json:"bytes_out"` // request lines, headers and bodies
+	BytesIn        int64            `json:"bytes_in"`             // headers and bodies
+	BodyIn         int64            `json:"body_in"`              // bodies only
+	DecodedIn      int64            `json:"decoded_in,omitempty"` // --compressed: bodies after content decoding (identity bodies as received); 0 without
+	BytesOut       int64            `json:"bytes_out"`            // request lines, headers and bodies
 	Status         map[int]int64    `json:"status"`
 	Errors         map[string]int64 `json:"errors,omitempty"`       // failure messages (no addresses), at most 50
 	OtherErrors    int64            `json:"errors_other,omitempty"` // failures whose message did not fit
@@ -194,7 +196,7 @@ func (r *Result) Breakdown() Breakdown {
 		Receive: o[FailStaleConn] + o[FailReset] + o[TimeoutFirstByte] + o[TimeoutHeaders] +
 			o[TimeoutBody] + o[TimeoutTotal],
 		Length:     o[FailTruncated],
-		Exceptions: o[FailTLS] + o[TimeoutTLS] + o[FailProtocol] + o[FailWrite],
+		Exceptions: o[FailTLS] + o[TimeoutTLS] + o[FailProtocol] + o[FailWrite] + o[FailDecode],
 	}
 	if !r.Target.VariableLength {
 		b.Length += r.Counts.LengthMismatch

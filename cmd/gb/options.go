@@ -158,6 +158,12 @@ var abSpecs = []flagSpec{
 	opt(0, "profile-dir", "dir", "Where to save profiles (default: a new ./gb-profiles/<time>)", setString(func(o *options) *string { return &o.profile.Dir })),
 	opt(0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.cfg.TLS.Insecure })),
 	opt(0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.cfg.TLS.CAFile })),
+	opt(0, "compressed", "", "Send Accept-Encoding: gzip, br, zstd (unless -H sets one) and\ncheck that every body decodes; reports decoded sizes", setBool(func(o *options) *bool { return &o.cfg.Compressed })),
+	opt(0, "max-decoded", "bytes", "With --compressed: a body decoding to more bytes fails\n(failed.decode; default 268435456)", func(o *options, v string) error {
+		n, err := getopt.Positive(v)
+		o.cfg.MaxDecoded = int64(n)
+		return err
+	}),
 	opt(0, "json", "file", "Write the whole result as JSON to file (- = stdout)", setString(func(o *options) *string { return &o.jsonFile })),
 	opt(0, "html", "file", "Write an HTML report with charts (one file, opens offline)", setString(func(o *options) *string { return &o.htmlFile })),
 	opt(0, "hgrm", "file", "Write the latency percentile distribution (HdrHistogram .hgrm)", setString(func(o *options) *string { return &o.hgrmFile })),

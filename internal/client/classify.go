@@ -6,6 +6,7 @@ import (
 	"net"
 	"syscall"
 
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -33,6 +34,9 @@ var errWriteTimeout = errors.New("request write timed out (the server stopped re
 
 // failRead classifies a failed response read by how far the response got.
 func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome, bool) {
+	if decode.IsError(err) {
+		return f.failDecode(x, err) // the response was whole: the connection may stay
+	}
 	f.drop(x)
 	x.Err = err
 	if !f.rd.Started() {

@@ -41,6 +41,7 @@ type Config struct {
 	SockBuf          int           // -b: SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
+	Decoding                       // --compressed: decode and check bodies (decode.go)
 
 	// Targets, when set, are the requests of a run with several targets,
 	// indexed by load.Exchange.Target; Request, Head and Idempotent are

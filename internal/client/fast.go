@@ -52,6 +52,7 @@ func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
 	f.dialer = cfg.dialer(ctx)
 	f.idle.f = f
+	f.setDecoder()
 	return f
 }
 
@@ -184,7 +185,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		err = f.rd.ReadBody(r)
 		f.idle.body = false
 	}
-	x.Body = r.BodyBytes
+	x.Body, x.Decoded = r.BodyBytes, f.decoded(r)
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}

@@ -113,7 +113,7 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 			// The server may have processed them: never resent (RFC 9110 §9.2.2).
 			fill(xs[i:], outs[i:], stats.FailStaleConn, xs[i].Err)
 			return len(xs), false
-		case !o.Responded():
+		case !o.Responded() && o != stats.FailDecode: // a body that did not decode still ended its response
 			fill(xs[i+1:], outs[i+1:], o, xs[i].Err) // sent, never answered: the connection failed under them
 			return len(xs), false
 		case f.nc == nil && i+1 < len(xs):

@@ -7,14 +7,9 @@ import "bytes"
 // chunk. BodyBytes counts decoded data only.
 func (r *Reader) chunked(resp *Response) error {
 	for {
-		budget := r.lim.MaxChunkLine
-		line, err := r.readLine(&budget, ErrChunkLine, ErrChunkLine)
+		size, err := r.chunkSize()
 		if err != nil {
 			return err
-		}
-		size, ok := parseChunkSize(line)
-		if !ok {
-			return ErrChunk
 		}
 		if size == 0 {
 			return r.trailers(resp)
@@ -22,15 +17,37 @@ func (r *Reader) chunked(resp *Response) error {
 		if err := r.discard(resp, size); err != nil {
 			return err
 		}
-		budget = 2
-		crlf, err := r.readLine(&budget, ErrChunk, ErrChunk)
-		if err != nil {
+		if err := r.chunkEnd(); err != nil {
 			return err
 		}
-		if len(crlf) != 0 {
-			return ErrChunk
-		}
 	}
+}
+
+// chunkSize reads a chunk-size line and returns the size.
+func (r *Reader) chunkSize() (int64, error) {
+	budget := r.lim.MaxChunkLine
+	line, err := r.readLine(&budget, ErrChunkLine, ErrChunkLine)
+	if err != nil {
+		return 0, err
+	}
+	size, ok := parseChunkSize(line)
+	if !ok {
+		return 0, ErrChunk
+	}
+	return size, nil
+}
+
+// chunkEnd reads the CRLF that ends a chunk's data.
+func (r *Reader) chunkEnd() error {
+	budget := 2
+	crlf, err := r.readLine(&budget, ErrChunk, ErrChunk)
+	if err != nil {
+		return err
+	}
+	if len(crlf) != 0 {
+		return ErrChunk
+	}
+	return nil
 }
 
 // trailers consumes the trailer section up to its empty line.

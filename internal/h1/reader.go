@@ -3,6 +3,8 @@ package h1
 import (
 	"bytes"
 	"io"
+
+	"github.com/gb-bench/gb/internal/decode"
 )
 
 // Limits bound what a Reader accepts from a server. The zero value of each
@@ -46,6 +48,8 @@ type Reader struct {
 	lim     Limits
 	server  [64]byte
 	nserver int
+	dec     *decode.Body // SetDecoder's; nil = bodies are discarded undecoded
+	body    bodySource   // the decoder's view of the body (decode.go)
 
 	// Wire counts every byte read from the source since the last Reset.
 	Wire int64

@@ -3,6 +3,8 @@ package h1
 import (
 	"bytes"
 	"io"
+
+	"github.com/gb-bench/gb/internal/decode"
 )
 
 // Framing is how a response body is delimited (RFC 9112 §6.3).
@@ -28,6 +30,11 @@ type Response struct {
 	Info          int     // 1xx interim responses skipped
 	HeaderBytes   int64   // bytes of status lines and header sections, interim responses included
 	BodyBytes     int64   // body bytes consumed so far (decoded chunk data for chunked bodies)
+
+	// With a decoder set (SetDecoder): the body's Content-Encoding, and
+	// its size after content decoding (0 for an identity body).
+	Encoding decode.Encoding
+	Decoded  int64
 }
 
 // header is the parse state of one header section.
@@ -40,6 +47,7 @@ type header struct {
 	keepAlive bool
 	fields    int
 	framing   bool // the last field read was Content-Length, Transfer-Encoding or Connection
+	enc       decode.Encoding
 }
 
 // ReadHeader reads the status line and header section of the next
@@ -212,6 +220,8 @@ func (r *Reader) field(line []byte, h *header) error {
 	case equalFold(name, "connection"):
 		h.framing = true
 		h.connection(value)
+	case r.dec != nil && equalFold(name, "content-encoding"):
+		h.enc = h.enc.Add(value)
 	case equalFold(name, "server"):
 		r.nserver = copy(r.server[:], value)
 		// NUL in a value gb keeps becomes a space (RFC 9110 §5.5).
@@ -268,6 +278,7 @@ func (r *Reader) frame(resp *Response, h *header, head bool) error {
 	// An HTTP/1.0 message with Transfer-Encoding has faulty framing: close
 	// the connection after it (RFC 9112 §6.1).
 	resp.KeepAlive = !h.close && (resp.Minor >= 1 || h.keepAlive) && !(h.te && resp.Minor == 0)
+	resp.Encoding = h.enc
 	switch {
 	case head || resp.Status == 204 || resp.Status == 304:
 		resp.Framing = NoBody
@@ -296,8 +307,13 @@ func (r *Reader) frame(resp *Response, h *header, head bool) error {
 
 // ReadBody consumes and discards the body of the response whose header
 // ReadHeader just read, counting it in resp.BodyBytes (partial bodies
-// included). A body cut short by the server's close is ErrTruncated.
+// included). A body cut short by the server's close is ErrTruncated. With
+// a decoder set (SetDecoder), a body with a Content-Encoding is decoded as
+// it is read.
 func (r *Reader) ReadBody(resp *Response) error {
+	if r.dec != nil && resp.Encoding != decode.Identity && resp.Framing != NoBody {
+		return r.decodeBody(resp)
+	}
 	switch resp.Framing {
 	case Length:
 		return r.discard(resp, resp.ContentLength)

@@ -67,6 +67,7 @@ type Exchange struct {
 
 	Status    int    // final status code; 0 when no status line was read
 	Body      int64  // response body bytes (partial bodies included)
+	Decoded   int64  // with content decoding on: body bytes after decoding (partial included); else 0
 	BytesIn   int64  // bytes read from the network during this exchange
 	BytesOut  int64  // bytes written to the network during this exchange
 	KeepAlive bool   // the connection stays open for the next request

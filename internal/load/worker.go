@@ -173,6 +173,7 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	rec.BytesIn += x.BytesIn
 	rec.BytesOut += x.BytesOut
 	rec.BodyIn += x.Body
+	rec.DecodedIn += x.Decoded
 	rec.ConnsOpened += int64(x.Opened)
 	rec.ConnsClosed += int64(x.Closed)
 	rec.Info += int64(x.Info)

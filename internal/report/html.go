@@ -107,6 +107,9 @@ func (t htmlTable) rows(r *stats.Result) {
 		t.row("Total body sent", fmt.Sprint(c.BytesOut))
 	}
 	t.row("HTML transferred", fmt.Sprintf("%d bytes", c.BodyIn))
+	if s, ok := decodedLine(r, "&times;"); ok { // ab's page names no charset
+		t.row("Decoded body", s)
+	}
 }
 
 // rates writes the rate rows; ab writes them whenever time passed, even

@@ -84,6 +84,7 @@ func writeCounts(w io.Writer, r *stats.Result) {
 		fmt.Fprintf(w, "Total body sent:        %d\n", c.BytesOut)
 	}
 	fmt.Fprintf(w, "HTML transferred:       %d bytes\n", c.BodyIn)
+	writeDecoded(w, r)
 }
 
 // hasBody reports whether the run sent a request body (ab's -p or -u),
