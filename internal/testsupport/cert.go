@@ -15,11 +15,11 @@ import (
 	"time"
 )
 
-// writeSelfSigned writes a self-signed P-256 certificate for 127.0.0.1,
+// WriteSelfSigned writes a self-signed P-256 certificate for 127.0.0.1,
 // ::1 and localhost, valid for a day, and its key to dir/cert.pem and
 // dir/key.pem. The certificate is its own CA, so a client trusts it by
 // loading the one PEM file (gb --cacert, curl --cacert).
-func writeSelfSigned(dir string) (certFile, keyFile string, err error) {
+func WriteSelfSigned(dir string) (certFile, keyFile string, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", "", err

@@ -181,7 +181,7 @@ func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 // tlsListen writes the certificate and returns the TLS listener's
 // directives, h2 on when http2 is set.
 func tlsListen(t testing.TB, dir string, n *Nginx, port int, http2, directive bool) string {
-	cert, key, err := writeSelfSigned(dir)
+	cert, key, err := WriteSelfSigned(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
