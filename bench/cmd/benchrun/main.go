@@ -221,7 +221,7 @@ func bench(ctx context.Context, o options) error {
 			note("%s is not installed (Debian: apt-get install -y %s): its rows are skipped", name, debPackage[name])
 		}
 	}
-	if o.tools["hey"] {
+	if o.tools["hey"] && (o.tables["keepalive"] || o.tables["pipelined"]) { // hey has rows in these tables only
 		if o.hey != "" {
 			bins["hey"] = o.hey
 		} else {

@@ -111,29 +111,49 @@ func closeTools(bins map[string]string, engines []string) []tool {
 }
 
 // memoryTools are the rows of the memory table: keep-alive load on c
-// connections for p.memD, gb on both engines, wrk and the epoll floor.
+// connections for memSeconds, gb on both engines, wrk and the epoll floor.
 func memoryTools(p plan, bins map[string]string) []tool {
-	secs := itoa(int(p.memD / time.Second))
 	var ts []tool
 	if b := bins["gb"]; b != "" {
 		for _, e := range []string{"loop", "goroutine"} {
 			ts = append(ts, tool{key: "gb", name: "gb --engine=" + e, bin: b, parse: parseAB, timed: true,
 				args: func(u string, c, _ int) []string {
-					return []string{"--engine=" + e, "-k", "-c", itoa(c), "-t", secs, "-q", u}
+					return []string{"--engine=" + e, "-k", "-c", itoa(c), "-t", p.memSeconds(c), "-q", u}
 				}})
 		}
 	}
 	if b := bins["wrk"]; b != "" {
 		ts = append(ts, tool{key: "wrk", name: "wrk", bin: b, parse: parseWrk, timed: true,
-			args: func(u string, c, _ int) []string { return []string{"-t1", "-c", itoa(c), "-d", secs + "s", u} }})
+			args: func(u string, c, _ int) []string {
+				return []string{"-t1", "-c", itoa(c), "-d", p.memSeconds(c) + "s", u}
+			}})
 	}
 	if b := bins["floor"]; b != "" {
 		ts = append(ts, tool{key: "floor", name: "floor epoll", bin: b, parse: parseAB, timed: true,
 			args: func(u string, c, _ int) []string {
-				return []string{"-engine", "epoll", "-c", itoa(c), "-d", secs + "s", u}
+				return []string{"-engine", "epoll", "-c", itoa(c), "-d", p.memSeconds(c) + "s", u}
 			}})
 	}
 	return ts
+}
+
+// memBig is the connection count from which a memory run lasts at least
+// memBigRun: connecting that many through the listen backlog (4096 at
+// most here) takes seconds of SYN retransmissions, and issue 20 holds
+// 19 900 connections for 30 s.
+const (
+	memBig    = 10000
+	memBigRun = 30 * time.Second
+)
+
+// memSeconds is how long a memory run on c connections lasts, in whole
+// seconds: p.memD, at least memBigRun from memBig connections.
+func (p plan) memSeconds(c int) string {
+	d := p.memD
+	if c >= memBig {
+		d = max(d, memBigRun)
+	}
+	return itoa(int(d / time.Second))
 }
 
 // h2Tools are the rows of the h2 table: gb --http2 (when gb has it) and
@@ -194,7 +214,11 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 						}
 					}
 				}
-				fmt.Fprintf(b, "| %s | %d | %s | %.0f | %.2f | %.1f | %s | %s | %s |\n", t.name, c, r.tool, r.rps, r.cpu, r.rss, pc, ratio, runsCell(r))
+				runs := runsCell(r)
+				if r.rps == 0 {
+					runs += ", no responses" // the connections were still being opened
+				}
+				fmt.Fprintf(b, "| %s | %d | %s | %.0f | %.2f | %.1f | %s | %s | %s |\n", t.name, c, r.tool, r.rps, r.cpu, r.rss, pc, ratio, runs)
 			}
 		}
 	}

@@ -75,6 +75,9 @@ func TestNewTablesArgs(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, args[name], want)
 		}
 	}
+	if got := strings.Join(memoryTools(p, bins)[0].args("U", 19900, 1), " "); got != "--engine=loop -k -c 19900 -t 30 -q U" {
+		t.Errorf("memory at c=19900: %q, want a 30 s run", got)
+	}
 	if h2 := h2Tools(p, bins, false); len(h2) != 1 || h2[0].key != "h2load" {
 		t.Errorf("without gb --http2 the h2 rows are %v", h2)
 	}
@@ -112,13 +115,15 @@ func TestCloseRowsReconnect(t *testing.T) {
 func TestRenderMemory(t *testing.T) {
 	m := mode{name: "memory", targets: []*target{{name: "nginx 6 B"}}, conc: []int{1, 1000}, ref: "wrk"}
 	cells := map[cellKey][]row{
-		{"memory", "nginx 6 B", 1}:    {{tool: "gb", ok: 1, runs: 1, rss: 10}, {tool: "wrk", ok: 1, runs: 1, rss: 4}},
-		{"memory", "nginx 6 B", 1000}: {{tool: "gb", ok: 1, runs: 1, rss: 20}, {tool: "wrk", ok: 1, runs: 1, rss: 9}},
+		{"memory", "nginx 6 B", 1}:    {{tool: "gb", ok: 1, runs: 1, rss: 10, rps: 5}, {tool: "wrk", ok: 1, runs: 1, rss: 4, rps: 5}},
+		{"memory", "nginx 6 B", 1000}: {{tool: "gb", ok: 1, runs: 1, rss: 20, rps: 5}, {tool: "wrk", ok: 1, runs: 1, rss: 9}},
 	}
 	var b strings.Builder
 	renderMemory(&b, m, cells)
 	// gb: (20−10) MiB over 1000 connections = 10.24 KiB each; wrk 5.12 KiB.
-	for _, want := range []string{"| nginx 6 B | 1000 | gb | 0 | 0.00 | 20.0 | 10.2 | 2.00 | 1/1 |", "| nginx 6 B | 1000 | wrk | 0 | 0.00 | 9.0 | 5.1 | 1.00 | 1/1 |", "| nginx 6 B | 1 | gb | 0 | 0.00 | 10.0 | – | – | 1/1 |"} {
+	// A run without responses still shows its RSS, marked.
+	for _, want := range []string{"| nginx 6 B | 1000 | gb | 5 | 0.00 | 20.0 | 10.2 | 2.00 | 1/1 |",
+		"| nginx 6 B | 1000 | wrk | 0 | 0.00 | 9.0 | 5.1 | 1.00 | 1/1, no responses |", "| nginx 6 B | 1 | gb | 5 | 0.00 | 10.0 | – | – | 1/1 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
