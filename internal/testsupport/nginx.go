@@ -40,9 +40,7 @@ type NginxOptions struct {
 	TLS bool
 	// HTTP2 offers h2 by ALPN, besides http/1.1, on the TLS port; it
 	// implies TLS. Without nginx's http_v2 module the test is skipped
-	// (failed with GB_REQUIRE_NGINX=1). nginx before 1.25.1 answers h2
-	// to a TLS client that offers no ALPN: HTTP/1.1 clients must offer
-	// "http/1.1".
+	// (failed with GB_REQUIRE_NGINX=1).
 	HTTP2 bool
 }
 
