@@ -11,10 +11,12 @@ import (
 
 // reconnect drives c connections that carry one request each, as ab does
 // without -k: connect (blocking: on loopback the kernel completes the
-// handshake without the server's help), write the request, wait with epoll
-// until the whole response has been read, close, and connect again while
-// requests are left. The sockets stay blocking: a socket is read only when
-// epoll reports it readable.
+// handshake without the server's help), write the request, read with
+// epoll until the whole response and then the server's FIN have come,
+// close, and connect again while requests are left. Waiting for the FIN
+// leaves TIME_WAIT to the server, which closed first, so the client's
+// ports are free at once. The sockets stay blocking: a socket is read only
+// when epoll reports it readable.
 func (c *client) reconnect(ap netip.AddrPort) error {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -42,11 +44,13 @@ func (c *client) reconnect(ap netip.AddrPort) error {
 		switch {
 		case err != nil:
 			return fmt.Errorf("read: %w", err)
-		case k == 0:
-			return fmt.Errorf("connection %d closed before the whole response", i)
-		}
-		if !c.received(i, k) {
+		case k > 0 && c.inflight[i] == 0:
+			return fmt.Errorf("connection %d: bytes after the response", i)
+		case k > 0:
+			c.received(i, k)
 			return nil
+		case c.inflight[i] != 0:
+			return fmt.Errorf("connection %d closed before the whole response", i)
 		}
 		_ = unix.Close(c.fds[i]) // also leaves the epoll set
 		c.fds[i] = -1
