@@ -197,7 +197,7 @@ func bench(ctx context.Context, o options) error {
 		bins["gb"] = gbBin
 		gbCommit = commitOf(root)
 		if o.gb != "" {
-			gbCommit = "the binary " + o.gb + " (-gb)"
+			gbCommit = "-gb " + o.gb
 		}
 		if o.base != "" {
 			if bins["gb-base"], baseName, err = buildBaseline(root, dir, o.base); err != nil {
