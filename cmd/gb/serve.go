@@ -117,7 +117,7 @@ func checkLoopback(addr string, public bool) error {
 
 func printServer(w io.Writer, srv *testserver.Server) {
 	fmt.Fprintf(w, "gb serve: listening\n")
-	fmt.Fprintf(w, "  http:   %s (HTTP/1.1 and h2c)\n", srv.URL())
+	fmt.Fprintf(w, "  http:   %s\n", srv.URL())
 	if u := srv.TLSURL(); u != "" {
 		fmt.Fprintf(w, "  https:  %s (h2 and HTTP/1.1; CA certificate: gb serve prints it below)\n", u)
 	}
