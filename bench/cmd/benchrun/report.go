@@ -85,6 +85,8 @@ type row struct {
 	wall                  float64 // median seconds
 	failed                int64   // total over the runs
 	errs                  []string
+
+	errRSS float64 // median peak RSS of the runs that failed, MiB (the memory table shows it)
 }
 
 type cellKey struct {
@@ -94,7 +96,7 @@ type cellKey struct {
 
 func summarize(runs []result) map[cellKey][]row {
 	type acc struct {
-		rps, cpu, rss, server, wall []float64
+		rps, cpu, rss, server, wall, errRSS []float64
 		row
 	}
 	order := map[cellKey][]string{}
@@ -113,6 +115,9 @@ func summarize(runs []result) map[cellKey][]row {
 		a.runs++
 		if r.err != nil {
 			a.errs = append(a.errs, fmt.Sprintf("rep %d: %v", r.rep, r.err))
+			if r.maxRSS > 0 {
+				a.errRSS = append(a.errRSS, float64(r.maxRSS)/1024)
+			}
 			continue
 		}
 		a.ok++
@@ -128,7 +133,7 @@ func summarize(runs []result) map[cellKey][]row {
 		for _, n := range names {
 			a := accs[k][n]
 			a.row.rps, a.row.cpu, a.row.rss, a.row.server = median(a.rps), median(a.cpu), median(a.rss), median(a.server)
-			a.row.wall = median(a.wall)
+			a.row.wall, a.row.errRSS = median(a.wall), median(a.errRSS)
 			out[k] = append(out[k], a.row)
 		}
 	}

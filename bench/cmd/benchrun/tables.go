@@ -192,7 +192,7 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 			rows := cells[cellKey{m.name, t.name, c}]
 			perConn := func(r row) (float64, bool) {
 				b, ok := base[r.tool]
-				return (r.rss - b) * 1024 / float64(c), ok && c > 1 && r.ok > 0
+				return (max(r.rss, r.errRSS) - b) * 1024 / float64(c), ok && c > 1 && max(r.rss, r.errRSS) > 0
 			}
 			var ref *row
 			for i := range rows {
@@ -201,10 +201,6 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 				}
 			}
 			for _, r := range rows {
-				if r.ok == 0 {
-					fmt.Fprintf(b, "| %s | %d | %s | | | | | | 0/%d |\n", t.name, c, r.tool, r.runs)
-					continue
-				}
 				pc, ratio := "–", "–"
 				if v, ok := perConn(r); ok {
 					pc = fmt.Sprintf("%.1f", v)
@@ -213,6 +209,15 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 							ratio = fmt.Sprintf("%.2f", v/w)
 						}
 					}
+				}
+				if r.ok == 0 {
+					// A failed run still allocated for its connections.
+					rss := ""
+					if r.errRSS > 0 {
+						rss = fmt.Sprintf("%.1f", r.errRSS)
+					}
+					fmt.Fprintf(b, "| %s | %d | %s | | | %s | %s | %s | 0/%d, failed (see the notes) |\n", t.name, c, r.tool, rss, pc, ratio, r.runs)
+					continue
 				}
 				runs := runsCell(r)
 				if r.rps == 0 {
