@@ -350,7 +350,9 @@ loop:
 						saveLog(logs, i, r)
 						runs = append(runs, r)
 						fmt.Fprintf(os.Stderr, "[%3d/%d] %s\n", i, total, r.line())
-						time.Sleep(o.pause)
+						if time.Sleep(o.pause); m.name == "memory" && c >= memBig {
+							time.Sleep(memBigPause)
+						}
 					}
 				}
 			}

@@ -170,7 +170,8 @@ func render(e environment, o options, modes []mode, runs []result, notes []strin
 		case "close":
 			fmt.Fprintf(&b, "- close: c=%d, %d requests per run; ×ab: ratio to ab's median\n", o.closeC, o.closeN)
 		case "memory":
-			fmt.Fprintf(&b, "- memory: keep-alive, each run holds c connections for %s (%s from c=%d; gb -t, wrk -d, floor -d)\n", o.memD, max(o.memD, memBigRun), memBig)
+			fmt.Fprintf(&b, "- memory: keep-alive, each run holds c connections for %s (from c=%d: %s, the connecting included, then a %s pause; gb -t, wrk -d, floor -d)\n",
+				o.memD, memBig, max(o.memD, memBigRun), memBigPause)
 		case "h2":
 			fmt.Fprintf(&b, "- h2: c=%d connections × %d streams, %d requests per run, TLS without certificate verification; ×h2load: ratio to h2load's median\n", o.h2C, o.h2M, o.h2N)
 		}

@@ -27,6 +27,9 @@ func parseTables(o *options, tables, memC string) error {
 	if o.h2N == 0 {
 		o.h2N = o.n
 	}
+	if o.tables["memory"] && slices.Max(o.memC) >= memBig {
+		o.timeout = max(o.timeout, 4*memBigRun) // connecting, then the run
+	}
 	return nil
 }
 
@@ -138,12 +141,16 @@ func memoryTools(p plan, bins map[string]string) []tool {
 }
 
 // memBig is the connection count from which a memory run lasts at least
-// memBigRun: connecting that many through the listen backlog (4096 at
-// most here) takes seconds of SYN retransmissions, and issue 20 holds
-// 19 900 connections for 30 s.
+// memBigRun and is followed by memBigPause. From one source address,
+// Linux picks connect()'s ephemeral ports from one half of the range
+// first: once those 14 000 are taken, each connect scans them, and the
+// rest connect at about 250 per second (19 900 take some 30 s on this
+// machine with nothing else running). The pause lets the run's 19 900
+// client-side TIME_WAIT ports expire (60 s) before the next run connects.
 const (
-	memBig    = 10000
-	memBigRun = 30 * time.Second
+	memBig      = 10000
+	memBigRun   = 60 * time.Second
+	memBigPause = 60 * time.Second
 )
 
 // memSeconds is how long a memory run on c connections lasts, in whole

@@ -19,6 +19,9 @@ func TestParseTables(t *testing.T) {
 	if !slices.Equal(o.memC, []int{1, 1000, 19900}) || o.h2N != 5000 || o.tables["keepalive"] || !o.tables["h2"] {
 		t.Errorf("memC %v, h2N %d, tables %v", o.memC, o.h2N, o.tables)
 	}
+	if o.timeout != 4*memBigRun {
+		t.Errorf("timeout %v with 19900 connections", o.timeout)
+	}
 	if m := o.maxConns(); m != 19900 {
 		t.Errorf("maxConns %d, want 19900 (the keep-alive table is not selected)", m)
 	}
@@ -75,8 +78,8 @@ func TestNewTablesArgs(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, args[name], want)
 		}
 	}
-	if got := strings.Join(memoryTools(p, bins)[0].args("U", 19900, 1), " "); got != "--engine=loop -k -c 19900 -t 30 -q U" {
-		t.Errorf("memory at c=19900: %q, want a 30 s run", got)
+	if got := strings.Join(memoryTools(p, bins)[0].args("U", 19900, 1), " "); got != "--engine=loop -k -c 19900 -t 60 -q U" {
+		t.Errorf("memory at c=19900: %q, want a 60 s run", got)
 	}
 	if h2 := h2Tools(p, bins, false); len(h2) != 1 || h2[0].key != "h2load" {
 		t.Errorf("without gb --http2 the h2 rows are %v", h2)
