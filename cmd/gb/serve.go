@@ -15,6 +15,7 @@ import (
 // serveOptions is gb serve's command line.
 type serveOptions struct {
 	addr    string
+	unix    string
 	tls     bool
 	noPprof bool
 	public  bool
@@ -34,7 +35,7 @@ func serve(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	if err := checkLoopback(so.addr, so.public); err != nil {
 		return fail(stderr, err)
 	}
-	srv, err := testserver.Start(testserver.Options{Addr: so.addr, TLS: so.tls, NoPprof: so.noPprof})
+	srv, err := testserver.Start(testserver.Options{Addr: so.addr, TLS: so.tls, NoPprof: so.noPprof, Unix: so.unix})
 	if err != nil {
 		return fail(stderr, fmt.Errorf("serve: %v", err))
 	}
@@ -45,9 +46,11 @@ func serve(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	return exitOK
 }
 
-const serveUsage = `Usage: gb serve [--addr 127.0.0.1:8080] [--tls] [--no-pprof] [--public]
-    --addr host:port  Listen address (default 127.0.0.1:8080; port 0 = any free port)
-    --tls             Also serve HTTPS with a certificate generated at start
+const serveUsage = `Usage: gb serve [--addr 127.0.0.1:8080] [--tls] [--unix PATH] [--no-pprof] [--public]
+    --addr host:port  Listen address (default 127.0.0.1:8080; port 0 = any free port);
+                      HTTP/1.1, and HTTP/2 with prior knowledge (h2c)
+    --tls             Also serve HTTPS (h2 and http/1.1 by ALPN) with a certificate generated at start
+    --unix PATH       Also serve HTTP/1.1 and h2c on a unix socket (a stale socket there is replaced)
     --no-pprof        Do not mount /debug/pprof/ and /debug/vars
     --public          Allow a non-loopback listen address
 `
@@ -58,15 +61,19 @@ func parseServe(args []string) (*serveOptions, error) {
 	for i := 0; i < len(args); i++ {
 		name, value, has := cutFlag(args[i])
 		switch name {
-		case "--addr":
+		case "--addr", "--unix":
 			if !has {
 				if i+1 >= len(args) {
-					return nil, getopt.Errorf(false, "serve: option requires an argument -- addr")
+					return nil, getopt.Errorf(false, "serve: option requires an argument -- %s", name[2:])
 				}
 				i++
 				value = args[i]
 			}
-			so.addr = value
+			if name == "--addr" {
+				so.addr = value
+			} else if so.unix = value; value == "" {
+				return nil, getopt.Errorf(false, "serve: --unix needs a socket path")
+			}
 		case "--tls":
 			so.tls = true
 		case "--no-pprof":
@@ -112,7 +119,10 @@ func printServer(w io.Writer, srv *testserver.Server) {
 	fmt.Fprintf(w, "gb serve: listening\n")
 	fmt.Fprintf(w, "  http:   %s\n", srv.URL())
 	if u := srv.TLSURL(); u != "" {
-		fmt.Fprintf(w, "  https:  %s (CA certificate: gb serve prints it below)\n", u)
+		fmt.Fprintf(w, "  https:  %s (h2 and HTTP/1.1; CA certificate: gb serve prints it below)\n", u)
+	}
+	if p := srv.UnixPath(); p != "" {
+		fmt.Fprintf(w, "  unix:   %s (HTTP/1.1 and h2c; curl --unix-socket %s http://localhost/hello)\n", p, p)
 	}
 	fmt.Fprintf(w, "  faults: %s (raw TCP: exact bytes, FIN, RST)\n", srv.FaultURL())
 	for _, fault := range []bool{false, true} {

@@ -1,10 +1,28 @@
 package testserver
 
 import (
+	"maps"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 )
+
+// protoNames are the protocols requests are counted by (Traffic.Protocols),
+// indexed by protoIndex.
+var protoNames = [...]string{"HTTP/1.0", "HTTP/1.1", "HTTP/2.0"}
+
+// protoIndex returns r's index in protoNames: HTTP/2 and HTTP/1.0 by
+// name, every other protocol as HTTP/1.1.
+func protoIndex(r *http.Request) int {
+	switch {
+	case r.ProtoMajor == 2:
+		return 2
+	case r.ProtoMajor == 1 && r.ProtoMinor == 0:
+		return 0
+	}
+	return 1
+}
 
 // conn is an accepted connection that counts what crosses it. Its counters
 // are written by the goroutines serving it and read by tally snapshots;
@@ -21,6 +39,8 @@ type conn struct {
 	doneIn   atomic.Int64 // in when the last counted request's handler returned
 	control  atomic.Bool  // carried a control request; nothing more is counted
 	served   atomic.Bool  // net/http reported StateNew and not yet the end
+
+	protos [len(protoNames)]atomic.Int64 // net/http's requests by protocol
 
 	closeOnce sync.Once
 }
@@ -60,6 +80,12 @@ func (c *conn) ConnID() uint64 { return c.id }
 
 // CountRequest counts one request read in full (fault.Counter).
 func (c *conn) CountRequest() { c.requests.Add(1) }
+
+// countHTTP counts one net/http request and its protocol.
+func (c *conn) countHTTP(r *http.Request) {
+	c.requests.Add(1)
+	c.protos[protoIndex(r)].Add(1)
+}
 
 // NetConn returns the connection c wraps.
 func (c *conn) NetConn() net.Conn { return c.Conn }
@@ -113,7 +139,12 @@ type tally struct {
 }
 
 func newTally() *tally {
-	return &tally{live: make(map[*conn]struct{}), closed: Traffic{RequestsPerConn: map[int64]int64{}}}
+	return &tally{live: make(map[*conn]struct{}), closed: emptyTraffic()}
+}
+
+// emptyTraffic returns zero counts with their maps made.
+func emptyTraffic() Traffic {
+	return Traffic{RequestsPerConn: map[int64]int64{}, Protocols: map[string]int64{}}
 }
 
 // add registers a new connection, or closes it if the tally is shut.
@@ -147,6 +178,11 @@ func (t *tally) count(tr *Traffic, c *conn, open bool) {
 	tr.Requests += req
 	tr.BytesIn += c.in.Load()
 	tr.BytesOut += c.out.Load()
+	for i := range c.protos {
+		if n := c.protos[i].Load(); n > 0 {
+			tr.Protocols[protoNames[i]] += n
+		}
+	}
 	if open {
 		tr.Open++
 	}
@@ -161,15 +197,13 @@ func (t *tally) count(tr *Traffic, c *conn, open bool) {
 // snapshot returns the counts of closed and live connections.
 func (t *tally) snapshot() Traffic {
 	if t == nil {
-		return Traffic{RequestsPerConn: map[int64]int64{}}
+		return emptyTraffic()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tr := t.closed
-	tr.RequestsPerConn = make(map[int64]int64, len(t.closed.RequestsPerConn))
-	for k, v := range t.closed.RequestsPerConn {
-		tr.RequestsPerConn[k] = v
-	}
+	tr.RequestsPerConn = maps.Clone(t.closed.RequestsPerConn)
+	tr.Protocols = maps.Clone(t.closed.Protocols)
 	for c := range t.live {
 		t.count(&tr, c, true)
 	}
@@ -185,11 +219,14 @@ func (t *tally) reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.epoch++
-	t.closed = Traffic{RequestsPerConn: map[int64]int64{}}
+	t.closed = emptyTraffic()
 	for c := range t.live {
 		c.in.Store(0)
 		c.out.Store(0)
 		c.requests.Store(0)
+		for i := range c.protos {
+			c.protos[i].Store(0)
+		}
 		c.doneIn.Store(0)
 	}
 }

@@ -106,7 +106,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c != nil {
-		c.requests.Add(1)
+		c.countHTTP(r)
 	}
 	w.Header()["Server"] = serverHeader
 	if r.Body != http.NoBody {
@@ -129,6 +129,9 @@ func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintf(w, "gb testserver\nmain:  %s\n", s.URL())
 	if s.tlsLn != nil {
 		fmt.Fprintf(w, "tls:   %s\n", s.TLSURL())
+	}
+	if s.unixLn != nil {
+		fmt.Fprintf(w, "unix:  %s\n", s.UnixPath())
 	}
 	fmt.Fprintf(w, "fault: %s\n\n", s.FaultURL())
 	for _, e := range s.Endpoints() {

@@ -10,6 +10,7 @@ import "github.com/gb-bench/gb/internal/testserver/fault"
 type Ledger struct {
 	HTTP  Traffic `json:"http"`  // main listener (URL)
 	TLS   Traffic `json:"tls"`   // HTTPS listener (TLSURL); zero without TLS
+	Unix  Traffic `json:"unix"`  // unix socket listener (UnixPath); zero without Options.Unix
 	Fault Traffic `json:"fault"` // raw fault listener (FaultURL)
 
 	// Exchanges holds one row per request read by the fault listener, in
@@ -39,6 +40,11 @@ type Traffic struct {
 	// zero requests count connections accepted since the reset that have
 	// carried none yet.
 	RequestsPerConn map[int64]int64 `json:"requests_per_conn"`
+	// Protocols splits Requests by protocol as net/http names it
+	// (Request.Proto): "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"; protocols with
+	// no request are absent. Empty for the fault listener, whose requests
+	// are raw HTTP/1.x.
+	Protocols map[string]int64 `json:"protocols"`
 }
 
 // Ends counts the exchanges of l by how they ended.

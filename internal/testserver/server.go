@@ -28,6 +28,11 @@ type Options struct {
 	Addr    string // listen address of the main HTTP listener; "" = "127.0.0.1:0"
 	TLS     bool   // also start an HTTPS listener (self-signed cert from a CA generated at start)
 	NoPprof bool   // do not mount /debug/pprof/ and /debug/vars
+	// Unix, when set, also serves the main listener's handlers (HTTP/1.1
+	// and h2c) on a unix domain socket at this path. A stale socket file
+	// there is removed first; any other file, or a socket a server still
+	// answers on, is an error. Close removes the socket file.
+	Unix string
 }
 
 // Server is a running test server. The TLS and fault listeners listen on
@@ -40,9 +45,12 @@ type Server struct {
 
 	ids                    atomic.Uint64 // connection ids, all listeners
 	httpLn, tlsLn, faultLn net.Listener
+	unixLn                 net.Listener // nil without Options.Unix
 	httpSrv, tlsSrv        *http.Server
+	unixSrv                *http.Server // nil without Options.Unix
 	mux                    *http.ServeMux
 	httpT, tlsT, faultT    *tally
+	unixT                  *tally // nil without Options.Unix
 	fault                  *fault.Server
 	ca                     *authority // nil without TLS
 	stall                  stall
@@ -69,7 +77,7 @@ func Start(o Options) (*Server, error) {
 	s.stall.init()
 	s.mux = s.newMux()
 	if err := s.listen(addr, host); err != nil {
-		for _, ln := range []net.Listener{s.httpLn, s.tlsLn, s.faultLn} {
+		for _, ln := range []net.Listener{s.httpLn, s.tlsLn, s.faultLn, s.unixLn} {
 			if ln != nil {
 				ln.Close()
 			}
@@ -83,35 +91,52 @@ func Start(o Options) (*Server, error) {
 // listen opens the listeners and builds the net/http servers.
 func (s *Server) listen(addr, host string) error {
 	var err error
-	if s.httpLn, s.httpT, err = s.listenCounted(addr); err != nil {
+	if s.httpLn, s.httpT, err = s.listenCounted("tcp", addr); err != nil {
 		return err
 	}
-	if s.faultLn, s.faultT, err = s.listenCounted(net.JoinHostPort(host, "0")); err != nil {
+	if s.faultLn, s.faultT, err = s.listenCounted("tcp", net.JoinHostPort(host, "0")); err != nil {
 		return err
 	}
-	s.httpSrv = s.newHTTPServer()
-	p := new(http.Protocols)
-	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
-	s.httpSrv.Protocols = p
+	s.httpSrv = s.newHTTPServer(cleartext())
+	if s.opts.Unix != "" {
+		if err := removeStaleSocket(s.opts.Unix); err != nil {
+			return err
+		}
+		if s.unixLn, s.unixT, err = s.listenCounted("unix", s.opts.Unix); err != nil {
+			return err
+		}
+		s.unixSrv = s.newHTTPServer(cleartext())
+	}
 	if !s.opts.TLS {
 		return nil
 	}
 	if s.ca, err = newAuthority(host); err != nil {
 		return err
 	}
-	if s.tlsLn, s.tlsT, err = s.listenCounted(net.JoinHostPort(host, "0")); err != nil {
+	if s.tlsLn, s.tlsT, err = s.listenCounted("tcp", net.JoinHostPort(host, "0")); err != nil {
 		return err
 	}
-	s.tlsSrv = s.newHTTPServer()
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetHTTP2(true) // offered by ALPN: h2, then http/1.1
+	s.tlsSrv = s.newHTTPServer(p)
 	s.tlsSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.ca.leaf}, MinVersion: tls.VersionTLS12}
 	return nil
 }
 
-// listenCounted listens on addr and wraps the listener so that its
-// connections count into a new tally.
-func (s *Server) listenCounted(addr string) (net.Listener, *tally, error) {
-	ln, err := net.Listen("tcp", addr)
+// cleartext returns the protocols of the plain listeners: HTTP/1.1, and
+// HTTP/2 with prior knowledge (h2c).
+func cleartext() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}
+
+// listenCounted listens on addr ("tcp" or "unix") and wraps the listener
+// so that its connections count into a new tally.
+func (s *Server) listenCounted(network, addr string) (net.Listener, *tally, error) {
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("testserver: %w", err)
 	}
@@ -119,9 +144,11 @@ func (s *Server) listenCounted(addr string) (net.Listener, *tally, error) {
 	return &listener{Listener: ln, tally: t, ids: &s.ids}, t, nil
 }
 
-// newHTTPServer returns a net/http server for the main or TLS listener.
-func (s *Server) newHTTPServer() *http.Server {
+// newHTTPServer returns a net/http server for the main, unix or TLS
+// listener, speaking the protocols p.
+func (s *Server) newHTTPServer(p *http.Protocols) *http.Server {
 	return &http.Server{
+		Protocols:         p,
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -142,6 +169,13 @@ func (s *Server) serve() {
 		s.httpSrv.Serve(s.httpLn)
 	}()
 	s.fault = fault.Serve(s.faultLn, fault.Options{Origin: s.start, Dice: &s.dice, Gate: &s.stall})
+	if s.unixSrv != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.unixSrv.Serve(s.unixLn)
+		}()
+	}
 	if s.tlsSrv != nil {
 		s.wg.Add(1)
 		go func() {
@@ -193,6 +227,16 @@ func (s *Server) URL() string { return baseURL("http", s.httpLn) }
 // TLS. It serves the same handlers as URL.
 func (s *Server) TLSURL() string { return baseURL("https", s.tlsLn) }
 
+// UnixPath returns the path of the unix socket listener (Options.Unix), or
+// "" without one. Clients address it with any host, e.g.
+// curl --unix-socket PATH http://localhost/hello.
+func (s *Server) UnixPath() string {
+	if s.unixLn == nil {
+		return ""
+	}
+	return s.opts.Unix
+}
+
 // FaultURL returns "http://HOST:PORT" of the raw fault listener.
 func (s *Server) FaultURL() string { return baseURL("http", s.faultLn) }
 
@@ -241,7 +285,7 @@ func (s *Server) Stall(d time.Duration) { s.stall.set(d) }
 
 // Ledger returns a snapshot copy of what the server saw so far.
 func (s *Server) Ledger() Ledger {
-	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Fault: s.faultT.snapshot()}
+	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Unix: s.unixT.snapshot(), Fault: s.faultT.snapshot()}
 	l.Exchanges, l.DroppedExchanges = s.fault.Exchanges()
 	return l
 }
@@ -252,6 +296,7 @@ func (s *Server) Ledger() Ledger {
 func (s *Server) ResetLedger() {
 	s.httpT.reset()
 	s.tlsT.reset()
+	s.unixT.reset()
 	s.faultT.reset()
 	s.fault.ResetExchanges()
 	s.dice.Reset()
@@ -273,13 +318,13 @@ func (s *Server) shutdown() error {
 	}
 	s.timerMu.Unlock()
 	var errs []error
-	for _, srv := range []*http.Server{s.httpSrv, s.tlsSrv} {
+	for _, srv := range []*http.Server{s.httpSrv, s.tlsSrv, s.unixSrv} {
 		if srv != nil {
 			errs = append(errs, srv.Close())
 		}
 	}
 	errs = append(errs, s.fault.Close())
-	for _, t := range []*tally{s.httpT, s.tlsT, s.faultT} {
+	for _, t := range []*tally{s.httpT, s.tlsT, s.unixT, s.faultT} {
 		if t != nil {
 			t.closeAll() // also any connection net/http accepted but did not track yet
 		}

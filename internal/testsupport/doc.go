@@ -1,5 +1,6 @@
 // Package testsupport holds the helpers gb's tests share: gb's own test
-// server started for one test ([Server]), a private nginx ([StartNginx]),
+// server started for one test ([Server]), a private nginx ([StartNginx]:
+// TCP, a unix socket, TLS with h2; an access log by path and protocol),
 // small loopback TCP servers and addresses ([Serve], [EchoLines],
 // [FreePort], [ClosedAddr]), and raw HTTP/1.1 exchanges that say how a
 // connection ended, FIN or RST ([Dial], [RoundTrip], [Expect],

@@ -4,16 +4,19 @@ package testsupport
 // in a temporary directory, listening on a free loopback port, stopped (by
 // PID) when the test ends.
 //
-// Tests call StartNginx; when nginx is not installed the test is skipped,
-// unless GB_REQUIRE_NGINX=1 (set by CI), which makes it fail instead.
+// Tests call StartNginx; when nginx is not installed (or, for HTTP/2, was
+// built without http_v2) the test is skipped, unless GB_REQUIRE_NGINX=1
+// (set by CI), which makes it fail instead.
 
 import (
 	"bufio"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,20 +30,36 @@ type NginxOptions struct {
 	KeepaliveRequests int           // nginx keepalive_requests; 0 = 1000000
 	KeepaliveTimeout  time.Duration // nginx keepalive_timeout; 0 = 75s
 	Extra             string        // more directives for the server block
+
+	// Unix also listens on a unix domain socket (Nginx.Unix) in the
+	// test's directory.
+	Unix bool
+	// TLS also listens with TLS on a second loopback port (Nginx.TLSURL),
+	// with a self-signed certificate for 127.0.0.1, ::1 and localhost
+	// (Nginx.CertFile).
+	TLS bool
+	// HTTP2 offers h2 by ALPN, besides http/1.1, on the TLS port; it
+	// implies TLS. Without nginx's http_v2 module the test is skipped
+	// (failed with GB_REQUIRE_NGINX=1).
+	HTTP2 bool
 }
 
-// Nginx is a running nginx. Files are served from Root.
+// Nginx is a running nginx. Files are served from Root. Every listener
+// serves the same server block and writes to the same access log.
 type Nginx struct {
-	URL  string // "http://127.0.0.1:PORT"
-	Root string // document root; holds 10k.dat (10240 bytes) and small.txt (6 bytes)
-	Log  string // access log path, one line per request in NginxLogFormat
-	cmd  *exec.Cmd
+	URL      string // "http://127.0.0.1:PORT"
+	TLSURL   string // "https://127.0.0.1:PORT"; "" without NginxOptions.TLS
+	CertFile string // the TLS port's self-signed certificate, PEM (for --cacert); "" without TLS
+	Unix     string // the unix socket's path; "" without NginxOptions.Unix
+	Root     string // document root; holds 10k.dat (10240 bytes) and small.txt (6 bytes)
+	Log      string // access log path, one line per request in NginxLogFormat
+	cmd      *exec.Cmd
 }
 
 // NginxLogFormat is the access log format: request time, connection serial,
 // requests on that connection, status, request length, bytes sent, body
-// bytes sent, method and URI.
-const NginxLogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri`
+// bytes sent, method, URI and protocol (HTTP/1.0, HTTP/1.1, HTTP/2.0).
+const NginxLogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri $server_protocol`
 
 // NginxBinary returns nginx's path, or "" when it is not installed.
 func NginxBinary() string {
@@ -59,26 +78,82 @@ func RequireNginx(t testing.TB) string {
 	t.Helper()
 	bin := NginxBinary()
 	if bin == "" {
-		if os.Getenv("GB_REQUIRE_NGINX") == "1" {
-			t.Fatal("nginx is required (GB_REQUIRE_NGINX=1) but not installed")
-		}
-		t.Skip("nginx not installed")
+		skipOrFail(t, "nginx is not installed")
 	}
 	return bin
+}
+
+// skipOrFail skips the test, or fails it under GB_REQUIRE_NGINX=1.
+func skipOrFail(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("GB_REQUIRE_NGINX") == "1" {
+		t.Fatalf("%s, and GB_REQUIRE_NGINX=1 requires it", why)
+	}
+	t.Skip(why)
+}
+
+// nginxVersion matches nginx -V's first line.
+var nginxVersion = regexp.MustCompile(`nginx/(\d+)\.(\d+)\.(\d+)`)
+
+// HTTP2Listen returns how nginx at bin turns h2 on for a TLS listener:
+// "http2 on;" (nginx 1.25.1 and later) or the listen parameter "http2"
+// (older), or an error saying why it cannot (no http_v2 module).
+func HTTP2Listen(bin string) (directive bool, err error) {
+	out, err := exec.Command(bin, "-V").CombinedOutput()
+	if err != nil {
+		return false, fmt.Errorf("nginx -V: %v", err)
+	}
+	if !strings.Contains(string(out), "--with-http_v2_module") {
+		return false, fmt.Errorf("nginx (%s) was built without the http_v2 module", firstLineOf(out))
+	}
+	m := nginxVersion.FindStringSubmatch(string(out))
+	if m == nil {
+		return false, fmt.Errorf("nginx -V: no version in %q", firstLineOf(out))
+	}
+	v := [3]int{}
+	for i := range v {
+		v[i], _ = strconv.Atoi(m[i+1])
+	}
+	return v[0] > 1 || v[0] == 1 && (v[1] > 25 || v[1] == 25 && v[2] >= 1), nil
+}
+
+func firstLineOf(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
 }
 
 // StartNginx starts nginx for the test and stops it in t.Cleanup.
 func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 	t.Helper()
 	bin := RequireNginx(t)
+	h2directive := false
+	if o.HTTP2 {
+		o.TLS = true
+		var err error
+		if h2directive, err = HTTP2Listen(bin); err != nil {
+			skipOrFail(t, err.Error())
+		}
+	}
 	dir := t.TempDir()
 	n := &Nginx{Root: filepath.Join(dir, "html"), Log: filepath.Join(dir, "access.log")}
 	if err := writeNginxRoot(n.Root); err != nil {
 		t.Fatal(err)
 	}
-	port := FreePort(t)
+	port, tlsPort := FreePort(t), 0
+	listen := fmt.Sprintf("listen 127.0.0.1:%d;", port)
+	if o.Unix {
+		n.Unix = filepath.Join(dir, "nginx.sock")
+		listen += fmt.Sprintf("\n        listen unix:%s;", n.Unix)
+	}
+	if o.TLS {
+		for tlsPort == 0 || tlsPort == port {
+			tlsPort = FreePort(t)
+		}
+		n.TLSURL = "https://127.0.0.1:" + strconv.Itoa(tlsPort)
+		listen += tlsListen(t, dir, n, tlsPort, o.HTTP2, h2directive)
+	}
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(nginxConfig(dir, n, port, o)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(nginxConfig(dir, n, listen, o)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	n.cmd = exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
@@ -91,8 +166,47 @@ func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 	}
 	t.Cleanup(n.stop)
 	n.URL = "http://127.0.0.1:" + strconv.Itoa(port)
-	waitListening(t, "127.0.0.1:"+strconv.Itoa(port))
+	waitListening(t, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if n.Unix != "" {
+		waitListening(t, "unix", n.Unix)
+	}
+	if tlsPort != 0 {
+		waitListening(t, "tcp", "127.0.0.1:"+strconv.Itoa(tlsPort))
+	}
 	return n
+}
+
+// tlsListen writes the certificate and returns the TLS listener's
+// directives, h2 on when http2 is set.
+func tlsListen(t testing.TB, dir string, n *Nginx, port int, http2, directive bool) string {
+	cert, key, err := WriteSelfSigned(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.CertFile = cert
+	param, on := "", ""
+	if http2 && directive {
+		on = "\n        http2 on;"
+	} else if http2 {
+		param = " http2"
+	}
+	return fmt.Sprintf("\n        listen 127.0.0.1:%d ssl%s;%s\n        ssl_certificate %s;\n        ssl_certificate_key %s;",
+		port, param, on, cert, key)
+}
+
+// CertPool returns a pool holding the TLS port's certificate, for a Go
+// client's tls.Config.RootCAs (empty without TLS).
+func (n *Nginx) CertPool(t testing.TB) *x509.CertPool {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if n.CertFile == "" {
+		return pool
+	}
+	b, err := os.ReadFile(n.CertFile)
+	if err != nil || !pool.AppendCertsFromPEM(b) {
+		t.Fatalf("nginx certificate %s: %v", n.CertFile, err)
+	}
+	return pool
 }
 
 // Pause stops nginx (master and worker) with SIGSTOP for d, then lets it
@@ -121,7 +235,9 @@ func (n *Nginx) stop() {
 	}
 }
 
-func nginxConfig(dir string, n *Nginx, port int, o NginxOptions) string {
+// nginxConfig returns the configuration; listen holds the server block's
+// listen (and TLS) directives.
+func nginxConfig(dir string, n *Nginx, listen string, o NginxOptions) string {
 	kr, kt := o.KeepaliveRequests, o.KeepaliveTimeout
 	if kr <= 0 {
 		kr = 1000000
@@ -150,7 +266,7 @@ http {
     scgi_temp_path %s/tmp;
     types { text/plain txt; application/octet-stream dat; }
     server {
-        listen 127.0.0.1:%d;
+        %s
         root %s;
         access_log %s gb;
         keepalive_requests %d;
@@ -159,7 +275,7 @@ http {
         %s
     }
 }
-`, user, dir, dir, NginxLogFormat, dir, dir, dir, dir, dir, port, n.Root, n.Log, kr, int(kt/time.Second), o.Extra)
+`, user, dir, dir, NginxLogFormat, dir, dir, dir, dir, dir, listen, n.Root, n.Log, kr, int(kt/time.Second), o.Extra)
 }
 
 func writeNginxRoot(root string) error {
@@ -178,10 +294,10 @@ func writeNginxRoot(root string) error {
 	return nil
 }
 
-func waitListening(t testing.TB, addr string) {
+func waitListening(t testing.TB, network, addr string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+		if c, err := net.Dial(network, addr); err == nil {
 			c.Close()
 			return
 		}
@@ -196,6 +312,13 @@ type LogEntry struct {
 	Status                         int
 	RequestLength, BytesSent, Body int64
 	Method, URI                    string
+	Proto                          string // "HTTP/1.0", "HTTP/1.1" or "HTTP/2.0"
+}
+
+// Path returns the entry's URI without its query.
+func (e LogEntry) Path() string {
+	p, _, _ := strings.Cut(e.URI, "?")
+	return p
 }
 
 // Entries reads the access log (nginx writes it unbuffered).
@@ -212,7 +335,7 @@ func (n *Nginx) Entries(t testing.TB) []LogEntry {
 		var e LogEntry
 		var msec string
 		if _, err := fmt.Sscan(sc.Text(), &msec, &e.Conn, &e.ConnRequests, &e.Status, &e.RequestLength,
-			&e.BytesSent, &e.Body, &e.Method, &e.URI); err != nil {
+			&e.BytesSent, &e.Body, &e.Method, &e.URI, &e.Proto); err != nil {
 			t.Fatalf("access log line %q: %v", sc.Text(), err)
 		}
 		out = append(out, e)
@@ -221,15 +344,17 @@ func (n *Nginx) Entries(t testing.TB) []LogEntry {
 }
 
 // LogTotals sums the access log: requests, distinct connections, bytes sent
-// (headers and bodies), body bytes sent and request bytes received.
+// (headers and bodies), body bytes sent and request bytes received, and
+// requests by status, by path (URI without query) and by protocol.
 type LogTotals struct {
 	Requests, Conns, BytesSent, BodyBytes, RequestBytes int64
 	Status                                              map[int]int64
+	Paths, Protocols                                    map[string]int64
 }
 
 // Totals reads and sums the access log.
 func (n *Nginx) Totals(t testing.TB) LogTotals {
-	tot := LogTotals{Status: map[int]int64{}}
+	tot := LogTotals{Status: map[int]int64{}, Paths: map[string]int64{}, Protocols: map[string]int64{}}
 	conns := map[int64]bool{}
 	for _, e := range n.Entries(t) {
 		tot.Requests++
@@ -237,6 +362,8 @@ func (n *Nginx) Totals(t testing.TB) LogTotals {
 		tot.BodyBytes += e.Body
 		tot.RequestBytes += e.RequestLength
 		tot.Status[e.Status]++
+		tot.Paths[e.Path()]++
+		tot.Protocols[e.Proto]++
 		conns[e.Conn] = true
 	}
 	tot.Conns = int64(len(conns))

@@ -85,6 +85,8 @@ type row struct {
 	wall                  float64 // median seconds
 	failed                int64   // total over the runs
 	errs                  []string
+
+	errRSS float64 // median peak RSS of the runs that failed, MiB (the memory table shows it)
 }
 
 type cellKey struct {
@@ -94,7 +96,7 @@ type cellKey struct {
 
 func summarize(runs []result) map[cellKey][]row {
 	type acc struct {
-		rps, cpu, rss, server, wall []float64
+		rps, cpu, rss, server, wall, errRSS []float64
 		row
 	}
 	order := map[cellKey][]string{}
@@ -113,6 +115,9 @@ func summarize(runs []result) map[cellKey][]row {
 		a.runs++
 		if r.err != nil {
 			a.errs = append(a.errs, fmt.Sprintf("rep %d: %v", r.rep, r.err))
+			if r.maxRSS > 0 {
+				a.errRSS = append(a.errRSS, float64(r.maxRSS)/1024)
+			}
 			continue
 		}
 		a.ok++
@@ -128,7 +133,7 @@ func summarize(runs []result) map[cellKey][]row {
 		for _, n := range names {
 			a := accs[k][n]
 			a.row.rps, a.row.cpu, a.row.rss, a.row.server = median(a.rps), median(a.cpu), median(a.rss), median(a.server)
-			a.row.wall = median(a.wall)
+			a.row.wall, a.row.errRSS = median(a.wall), median(a.errRSS)
 			out[k] = append(out[k], a.row)
 		}
 	}
@@ -149,7 +154,7 @@ func median(v []float64) float64 {
 }
 
 // render prints the whole markdown report.
-func render(e environment, o options, modes []mode, tgs []*target, runs []result, notes []string, took time.Duration) string {
+func render(e environment, o options, modes []mode, runs []result, notes []string, took time.Duration) string {
 	var b strings.Builder
 	cells := summarize(runs)
 	fmt.Fprintf(&b, "## Run of %s (%s)\n\n", time.Now().Format("2006-01-02 15:04"), took.Round(time.Second))
@@ -160,6 +165,17 @@ func render(e environment, o options, modes []mode, tgs []*target, runs []result
 	fmt.Fprintf(&b, "- command: `go run ./bench/cmd/benchrun %s`\n", strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(&b, "- %d repetitions, tools interleaved; %d requests per run (pipelined: %d), wrk for %s; medians\n",
 		o.reps, o.n, o.pn, o.wrkDur)
+	for _, m := range modes {
+		switch m.name {
+		case "close":
+			fmt.Fprintf(&b, "- close: c=%d, %d requests per run; ×ab: ratio to ab's median\n", o.closeC, o.closeN)
+		case "memory":
+			fmt.Fprintf(&b, "- memory: keep-alive, each run holds c connections for %s (from c=%d: %s, the connecting included, then a %s pause; gb -t, wrk -d, floor -d)\n",
+				o.memD, memBig, max(o.memD, memBigRun), memBigPause)
+		case "h2":
+			fmt.Fprintf(&b, "- h2: c=%d connections × %d streams, %d requests per run, TLS without certificate verification; ×h2load: ratio to h2load's median\n", o.h2C, o.h2M, o.h2N)
+		}
+	}
 	b.WriteString("- CPU-s/100k: the client's user+sys CPU seconds (rusage) per 100 000 responses; RSS: its peak (ru_maxrss); " +
 		"server CPU: the server process's CPU time over the run's wall time (1.00 = one core busy); ×wrk: ratio to wrk's median\n")
 	if len(extraCPUs(o.gbCPUs)) > 0 {
@@ -169,12 +185,17 @@ func render(e environment, o options, modes []mode, tgs []*target, runs []result
 		if len(m.tools) == 0 {
 			continue
 		}
+		if m.name == "memory" {
+			renderMemory(&b, m, cells)
+			continue
+		}
 		ref := refTool(m)
+		x := "×" + strings.Fields(ref + " –")[0]
 		fmt.Fprintf(&b, "\n### %s\n\n", title(m))
-		fmt.Fprintf(&b, "| target | c | tool | req/s | ×wrk | CPU-s/100k | ×wrk | RSS MiB | ×wrk | server CPU | ×wrk | runs |\n")
+		fmt.Fprintf(&b, "| target | c | tool | req/s | %[1]s | CPU-s/100k | %[1]s | RSS MiB | %[1]s | server CPU | %[1]s | runs |\n", x)
 		fmt.Fprintf(&b, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-		for _, t := range tgs {
-			for _, c := range o.conc {
+		for _, t := range m.targets {
+			for _, c := range m.conc {
 				rows := cells[cellKey{m.name, t.name, c}]
 				var w *row
 				for i := range rows {
@@ -197,16 +218,17 @@ func render(e environment, o options, modes []mode, tgs []*target, runs []result
 			}
 		}
 	}
-	b.WriteString(goals(o, modes, tgs, cells))
+	b.WriteString(goals(modes, cells))
+	b.WriteString(newGoals(modes, cells))
 	var errs []string
 	for _, m := range modes {
-		for _, t := range tgs {
-			for _, c := range o.conc {
+		for _, t := range m.targets {
+			for _, c := range m.conc {
 				for _, r := range cells[cellKey{m.name, t.name, c}] {
 					for _, e := range r.errs {
 						errs = append(errs, fmt.Sprintf("%s %s c=%d %s %s", m.name, t.name, c, r.tool, e))
 					}
-					if r.ok > 0 && r.wall < 1 {
+					if r.ok > 0 && r.wall < 1 && m.name != "memory" {
 						errs = append(errs, fmt.Sprintf("%s %s c=%d %s ran for %.2fs (median), less than 1 s: raise -n or -d",
 							m.name, t.name, c, r.tool, r.wall))
 					}
@@ -227,14 +249,22 @@ func render(e environment, o options, modes []mode, tgs []*target, runs []result
 }
 
 func title(m mode) string {
-	if m.name == "pipelined" {
+	switch m.name {
+	case "pipelined":
 		return "Pipelined (" + strings.TrimPrefix(refTool(m), "wrk pipeline.lua ") + " requests in flight per connection)"
+	case "close":
+		return "Without keep-alive: a new connection for every request (ab's default mode)"
+	case "h2":
+		return "HTTP/2 over TLS: c connections, " + strings.TrimPrefix(m.ref, "h2load -m ") + " streams each"
 	}
 	return "Keep-alive, no pipelining"
 }
 
-// refTool is the row every ratio divides by: wrk in either mode.
+// refTool is the row every ratio divides by: m.ref, or wrk's row.
 func refTool(m mode) string {
+	if m.ref != "" {
+		return m.ref
+	}
 	for _, t := range m.tools {
 		if t.key == "wrk" {
 			return t.name
@@ -261,9 +291,12 @@ func runsCell(r row) string {
 // goals compares gb's rows with issue 8's targets: CPU per request at most
 // 0.8 × the best of ab, wrk and h2load, requests/s at least wrk's, and
 // pipelined CPU at most 0.5 × wrk's.
-func goals(o options, modes []mode, tgs []*target, cells map[cellKey][]row) string {
+func goals(modes []mode, cells map[cellKey][]row) string {
 	var b strings.Builder
 	for _, m := range modes {
+		if m.name != "keep-alive" && m.name != "pipelined" {
+			continue
+		}
 		pipelined := m.name == "pipelined"
 		var gbs []string
 		for _, t := range m.tools {
@@ -281,8 +314,8 @@ func goals(o options, modes []mode, tgs []*target, cells map[cellKey][]row) stri
 			b.WriteString("\n### gb against the goal: CPU ≤ 0.8 × best of ab, wrk, h2load; req/s ≥ wrk's\n\n")
 			b.WriteString("| target | c | gb row | gb CPU-s/100k | best peer | gb ÷ best | req/s ÷ wrk | met |\n|---|---:|---|---:|---|---:|---:|---|\n")
 		}
-		for _, t := range tgs {
-			for _, c := range o.conc {
+		for _, t := range m.targets {
+			for _, c := range m.conc {
 				rows := cells[cellKey{m.name, t.name, c}]
 				byName := map[string]row{}
 				for _, r := range rows {

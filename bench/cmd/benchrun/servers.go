@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // A target is one URL under load and the server process whose CPU the
@@ -57,7 +60,10 @@ func (s *server) stop() {
 // closing idle keep-alive connections (failed requests for the client) when
 // fewer than 1/16 of them are free, and the previous run's connections may
 // not all be closed yet.
-func nginxConfig(dir, root string, port, conns int) string {
+//
+// tlsListen, when not empty, holds the directives of a second listener:
+// TLS with h2 (see h2Listen).
+func nginxConfig(dir, root string, port, conns int, tlsListen string) string {
 	wc := 4*conns + 1024
 	user := ""
 	if os.Geteuid() == 0 {
@@ -86,64 +92,125 @@ http {
     types { application/octet-stream dat; }
     server {
         listen 127.0.0.1:%[5]d backlog=4096;
-        root %[6]s;
+        root %[6]s;%[7]s
     }
 }
-`, user, 2*wc, dir, wc, port, root)
+`, user, 2*wc, dir, wc, port, root, tlsListen)
+}
+
+// h2Listen writes a self-signed certificate into dir and returns the
+// directives of a TLS listener on port offering h2 by ALPN, or an error
+// when this nginx has no http_v2 module.
+func h2Listen(bin, dir string, port int) (string, error) {
+	directive, err := testsupport.HTTP2Listen(bin)
+	if err != nil {
+		return "", err
+	}
+	cert, key, err := testsupport.WriteSelfSigned(dir)
+	if err != nil {
+		return "", err
+	}
+	param, on := " http2", ""
+	if directive {
+		param, on = "", "\n        http2 on;"
+	}
+	return fmt.Sprintf("\n        listen 127.0.0.1:%d ssl%s backlog=4096;%s\n        ssl_certificate %s;\n        ssl_certificate_key %s;",
+		port, param, on, cert, key), nil
+}
+
+// nginxRun is the benchmark's nginx: its base URLs and worker.
+type nginxRun struct {
+	*server
+	base    string // "http://127.0.0.1:PORT"
+	tlsBase string // "https://127.0.0.1:PORT" with h2; "" without
+	worker  int    // the worker's PID
 }
 
 // startNginx writes the config and the two files into dir and starts
-// nginx; it returns the server and its worker's PID.
-func startNginx(bin, dir string, conns int) (*server, string, int, error) {
+// nginx, with a TLS listener offering h2 when h2 is set (and this nginx
+// can: otherwise the note says why).
+func startNginx(bin, dir string, conns int, h2 bool) (n nginxRun, note string, err error) {
 	root := filepath.Join(dir, "html")
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
-		return nil, "", 0, err
+		return n, "", err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, "", 0, err
+		return n, "", err
 	}
 	if err := os.WriteFile(filepath.Join(root, "10k.dat"), bytes.Repeat([]byte("x"), 10240), 0o644); err != nil {
-		return nil, "", 0, err
+		return n, "", err
 	}
 	if err := os.WriteFile(filepath.Join(root, "6b.dat"), []byte("hello\n"), 0o644); err != nil {
-		return nil, "", 0, err
+		return n, "", err
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, "", 0, err
+		return n, "", err
+	}
+	tlsPort, tls := 0, ""
+	if h2 {
+		if tlsPort, err = freePort(); err != nil {
+			return n, "", err
+		}
+		if tls, err = h2Listen(bin, dir, tlsPort); err != nil {
+			note, tlsPort = fmt.Sprintf("nginx cannot serve h2 (%v): its h2 target is skipped", err), 0
+		}
 	}
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(nginxConfig(dir, root, port, conns)), 0o644); err != nil {
-		return nil, "", 0, err
+	if err := os.WriteFile(conf, []byte(nginxConfig(dir, root, port, conns, tls)), 0o644); err != nil {
+		return n, "", err
 	}
 	args := []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}
 	if out, err := exec.Command(bin, append([]string{"-t"}, args...)...).CombinedOutput(); err != nil {
-		return nil, "", 0, fmt.Errorf("nginx -t: %v\n%s", err, out)
+		return n, "", fmt.Errorf("nginx -t: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return nil, "", 0, err
+		return n, "", err
 	}
-	s := &server{name: "nginx", cmd: cmd}
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	if err := waitListening("127.0.0.1:" + strconv.Itoa(port)); err != nil {
-		s.stop()
-		return nil, "", 0, err
+	n = nginxRun{server: &server{name: "nginx", cmd: cmd}, base: "http://127.0.0.1:" + strconv.Itoa(port)}
+	for _, p := range []int{port, tlsPort} {
+		if err == nil && p != 0 {
+			err = waitListening("127.0.0.1:" + strconv.Itoa(p))
+		}
 	}
-	worker, err := childOf(cmd.Process.Pid)
+	if err == nil {
+		n.worker, err = childOf(cmd.Process.Pid)
+	}
 	if err != nil {
-		s.stop()
-		return nil, "", 0, err
+		n.stop()
+		return nginxRun{}, "", err
 	}
-	return s, base, worker, nil
+	if tlsPort != 0 {
+		n.tlsBase = "https://127.0.0.1:" + strconv.Itoa(tlsPort)
+	}
+	return n, note, nil
+}
+
+// startServe starts `gb serve --tls` (h2 and HTTP/1.1 by ALPN on its TLS
+// listener) and reads its https URL from the banner.
+func startServe(gb string) (*server, string, error) {
+	return startReading("gb serve", exec.Command(gb, "serve", "--tls", "--no-pprof", "--addr", "127.0.0.1:0"),
+		func(line string) (string, bool) {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "https:" {
+				return f[1], true
+			}
+			return "", false
+		})
 }
 
 // startHello starts bench/hello (built at bin) and reads its URL.
 func startHello(bin string) (*server, string, error) {
 	cmd := exec.Command(bin, "-procs", "1")
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	return startReading("hello server", cmd, func(line string) (string, bool) { return strings.TrimSpace(line), true })
+}
+
+// startReading starts a server in a process group of its own and reads
+// its stdout until match finds the URL in a line; the rest is discarded.
+func startReading(name string, cmd *exec.Cmd, match func(line string) (string, bool)) (*server, string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -153,14 +220,19 @@ func startHello(bin string) (*server, string, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
-	s := &server{name: "hello", cmd: cmd}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		s.stop()
-		return nil, "", fmt.Errorf("hello server: %v", err)
+	s := &server{name: name, cmd: cmd}
+	br := bufio.NewReader(out)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			s.stop()
+			return nil, "", fmt.Errorf("%s: no URL in its output: %v", name, err)
+		}
+		if url, ok := match(line); ok {
+			go func() { _, _ = io.Copy(io.Discard, br) }()
+			return s, url, nil
+		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return s, strings.TrimSpace(line), nil
 }
 
 func freePort() (int, error) {
@@ -278,8 +350,14 @@ func processCPU(pid int) (time.Duration, error) {
 
 // checkTarget fetches the URL once and checks the status and body length,
 // so a misconfigured server fails before the runs rather than inside them.
+// https targets (self-signed) are fetched over h2 without verification.
 func checkTarget(t *target) error {
-	resp, err := http.Get(t.url)
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Protocols: p,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Get(t.url)
 	if err != nil {
 		return err
 	}
@@ -287,6 +365,9 @@ func checkTarget(t *target) error {
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
+	}
+	if strings.HasPrefix(t.url, "https:") && resp.ProtoMajor != 2 {
+		return fmt.Errorf("%s: answered over %s, want HTTP/2", t.url, resp.Proto)
 	}
 	if resp.StatusCode != 200 || len(b) != t.body {
 		return fmt.Errorf("%s: status %d, %d body bytes, want 200 and %d", t.url, resp.StatusCode, len(b), t.body)

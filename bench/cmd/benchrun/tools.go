@@ -31,6 +31,9 @@ type plan struct {
 	wrkDuration time.Duration
 	depth       int    // pipelining depth
 	lua         string // bench/pipeline.lua
+
+	memD time.Duration // the memory table's run length
+	h2M  int           // the h2 table's streams per connection
 }
 
 func (p plan) wrkSeconds() string {

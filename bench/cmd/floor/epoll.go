@@ -10,16 +10,15 @@ import (
 
 // epoll drives the connections with level-triggered epoll: per ready
 // socket one read, and a write of the next request for each response it
-// completed.
+// completed. Every read goes to one buffer: a response is only counted,
+// never kept, so memory does not grow with the connections.
 func (c *client) epoll() error {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("epoll_create1: %w", err)
 	}
 	defer unix.Close(ep)
-	bufs := make([][]byte, len(c.fds))
 	for i, fd := range c.fds {
-		bufs[i] = make([]byte, 16<<10)
 		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(i)}); err != nil {
 			return fmt.Errorf("epoll_ctl: %w", err)
 		}
@@ -27,6 +26,13 @@ func (c *client) epoll() error {
 			return err
 		}
 	}
+	return c.wait(ep, c.readable)
+}
+
+// wait runs the epoll loop until every request is answered, calling ready
+// for each readable connection with the shared read buffer.
+func (c *client) wait(ep int, ready func(i int, buf []byte) error) error {
+	buf := make([]byte, 16<<10)
 	events := make([]unix.EpollEvent, 256)
 	for c.done < c.n {
 		k, err := unix.EpollWait(ep, events, -1)
@@ -36,10 +42,11 @@ func (c *client) epoll() error {
 			return fmt.Errorf("epoll_wait: %w", err)
 		}
 		for _, ev := range events[:k] {
-			if err := c.readable(int(ev.Fd), bufs[ev.Fd]); err != nil {
+			if err := ready(int(ev.Fd), buf); err != nil {
 				return err
 			}
 		}
+		c.expire()
 	}
 	return nil
 }

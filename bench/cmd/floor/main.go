@@ -6,9 +6,13 @@
 // statistics. It answers "how much of a client's CPU per request is the
 // kernel's?" for bench/RESULTS.md, over epoll (one read and one write per
 // response, as gb's event loop) or io_uring (send and recv submitted in
-// batches, one io_uring_enter per turn of the loop).
+// batches, one io_uring_enter per turn of the loop). With -reconnect each
+// request has a connection of its own (Connection: close, as ab without
+// -k): connect, write, read, close, over epoll.
 //
 //	go run ./bench/cmd/floor -engine epoll -c 50 -n 200000 http://127.0.0.1:8080/6b
+//	go run ./bench/cmd/floor -reconnect -c 20 -n 20000 http://127.0.0.1:8080/6b
+//	go run ./bench/cmd/floor -c 5000 -d 5s http://127.0.0.1:8080/6b
 //
 // The target must answer every request with the same number of bytes (a
 // static file: nginx, gb serve's /bytes/N). It prints ab's Complete,
@@ -22,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
@@ -42,8 +47,13 @@ func run(args []string, stdout io.Writer) error {
 	n := flag.Int("n", 100000, "requests")
 	engine := flag.String("engine", "epoll", "epoll or uring")
 	depth := flag.Int("pipeline", 1, "requests sent at once on each connection (HTTP/1.1 pipelining)")
+	reconnect := flag.Bool("reconnect", false, "a new connection per request (Connection: close; epoll only)")
+	dur := flag.Duration("d", 0, "send requests for this long, then finish those in flight (-n is ignored)")
 	if err := flag.Parse(args); err != nil {
 		return err
+	}
+	if *dur > 0 {
+		*n = math.MaxInt
 	}
 	if flag.NArg() != 1 {
 		return errors.New("usage: floor [-engine epoll|uring] [-c conns] [-n requests] http://127.x.x.x:port/path")
@@ -59,34 +69,55 @@ func run(args []string, stdout io.Writer) error {
 	if *conns < 1 || *n < *conns || *depth < 1 {
 		return errors.New("want -c >= 1, -n >= -c and -pipeline >= 1")
 	}
-	req := []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: floor\r\nAccept: */*\r\n\r\n")
+	if *engine != "epoll" && *engine != "uring" {
+		return fmt.Errorf("-engine %q: want epoll or uring", *engine)
+	}
+	if *reconnect && (*engine != "epoll" || *depth != 1 || *dur > 0) {
+		return errors.New("-reconnect runs over epoll, without -pipeline and -d")
+	}
+	head := "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: floor\r\nAccept: */*\r\n"
+	if *reconnect {
+		head += "Connection: close\r\n"
+	}
+	req := []byte(head + "\r\n")
 	size, err := responseSize(ap, req)
 	if err != nil {
 		return err
 	}
-	fds, err := dialAll(ap, *conns)
-	if err != nil {
-		return err
-	}
-	defer closeAll(fds)
-	c := &client{req: req, batch: bytes.Repeat(req, *depth), depth: *depth, size: size, fds: fds, n: *n,
-		have: make([]int, len(fds)), inflight: make([]int, len(fds))}
+	c := &client{req: req, batch: bytes.Repeat(req, *depth), depth: *depth, size: size, n: *n,
+		have: make([]int, *conns), inflight: make([]int, *conns)}
 	start := time.Now()
-	switch *engine {
-	case "epoll":
-		err = c.epoll()
-	case "uring":
-		err = c.uring()
-	default:
-		err = fmt.Errorf("-engine %q: want epoll or uring", *engine)
+	if *dur > 0 {
+		c.deadline = start.Add(*dur)
 	}
-	if err != nil {
+	if err := c.run(ap, *engine, *reconnect); err != nil {
 		return err
 	}
 	took := time.Since(start)
 	_, err = fmt.Fprintf(stdout, "Response size:          %d bytes\nComplete requests:      %d\nFailed requests:        0\n"+
 		"Requests per second:    %.2f [#/sec] (mean)\n", size, c.done, float64(c.done)/took.Seconds())
 	return err
+}
+
+// run opens the connections (all at once, or one per request with
+// reconnect) and drives them until every request is answered.
+func (c *client) run(ap netip.AddrPort, engine string, reconnect bool) (err error) {
+	if reconnect {
+		c.fds = make([]int, len(c.have))
+		for i := range c.fds {
+			c.fds[i] = -1
+		}
+		defer func() { closeAll(c.fds) }()
+		return c.reconnect(ap)
+	}
+	if c.fds, err = dialAll(ap, len(c.have)); err != nil {
+		return err
+	}
+	defer closeAll(c.fds)
+	if engine == "uring" {
+		return c.uring()
+	}
+	return c.epoll()
 }
 
 // client is the run's state: every connection has a batch of depth
@@ -102,6 +133,16 @@ type client struct {
 	done     int
 	have     []int // per connection: bytes of the current response read so far
 	inflight []int // per connection: requests sent and not yet answered
+
+	deadline time.Time // -d: no request is sent after it; zero: none
+}
+
+// expire ends a -d run once its deadline has passed: nothing more is
+// sent, and the loop ends when what is in flight has been answered.
+func (c *client) expire() {
+	if !c.deadline.IsZero() && c.n > c.sent && time.Now().After(c.deadline) {
+		c.n = c.sent
+	}
 }
 
 // next returns the bytes of connection i's next batch (nil when every

@@ -41,12 +41,48 @@ func TestBothEnginesCountEveryResponse(t *testing.T) {
 	}
 }
 
+// TestReconnectOneConnectionPerRequest: -reconnect opens a connection for
+// every request, and the server's ledger says so.
+func TestReconnectOneConnectionPerRequest(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	var out bytes.Buffer
+	if err := run([]string{"-reconnect", "-c", "4", "-n", "200", srv.URL() + "/bytes/6"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Complete requests:      200\n") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	testsupport.WaitFor(t, "the connections to close", func() bool { return srv.Ledger().HTTP.Open == 0 })
+	// 200 requests plus the one that measured the response size, each alone.
+	if l := srv.Ledger().HTTP; l.Requests != 201 || l.Conns != 201 || l.RequestsPerConn[1] != 201 {
+		t.Errorf("server saw %d requests on %d connections: %v", l.Requests, l.Conns, l.RequestsPerConn)
+	}
+}
+
+// TestDuration: -d ends the run by time, with every request sent answered.
+func TestDuration(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	var out bytes.Buffer
+	if err := run([]string{"-c", "3", "-d", "300ms", srv.URL() + "/bytes/6"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var done int64
+	if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "Complete"):], "Complete requests: %d", &done); err != nil || done < 3 {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	if got := srv.Ledger().HTTP.Requests; got != done+1 {
+		t.Errorf("server saw %d requests, the report %d (+1)", got, done)
+	}
+}
+
 func TestRefusesNonLoopbackAndBadArgs(t *testing.T) {
 	for _, args := range [][]string{
 		{"http://10.1.2.3:80/"},
 		{"https://127.0.0.1:1/"},
 		{"-engine", "kqueue", "http://127.0.0.1:1/"},
 		{"-c", "10", "-n", "5", "http://127.0.0.1:1/"},
+		{"-reconnect", "-engine", "uring", "http://127.0.0.1:1/"},
+		{"-reconnect", "-pipeline", "4", "http://127.0.0.1:1/"},
 		{},
 	} {
 		if err := run(args, &bytes.Buffer{}); err == nil {

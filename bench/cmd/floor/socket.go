@@ -28,15 +28,17 @@ func dialAll(ap netip.AddrPort, c int) ([]int, error) {
 	return fds, nil
 }
 
-// closeAll closes the sockets.
+// closeAll closes the sockets (-1: none).
 func closeAll(fds []int) {
 	for _, fd := range fds {
-		_ = unix.Close(fd)
+		if fd >= 0 {
+			_ = unix.Close(fd)
+		}
 	}
 }
 
-// dial connects one TCP socket with TCP_NODELAY, as every tool does.
-func dial(ap netip.AddrPort) (int, error) {
+// connect connects one blocking TCP socket.
+func connect(ap netip.AddrPort) (int, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("socket: %w", err)
@@ -44,6 +46,15 @@ func dial(ap netip.AddrPort) (int, error) {
 	if err := unix.Connect(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
 		_ = unix.Close(fd)
 		return -1, fmt.Errorf("connect %v: %w", ap, err)
+	}
+	return fd, nil
+}
+
+// dial connects one TCP socket with TCP_NODELAY, as every tool does.
+func dial(ap netip.AddrPort) (int, error) {
+	fd, err := connect(ap)
+	if err != nil {
+		return -1, err
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
 		_ = unix.Close(fd)

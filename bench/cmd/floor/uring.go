@@ -163,6 +163,7 @@ func (c *client) uring() error {
 		if err := c.reap(r, bufs); err != nil {
 			return err
 		}
+		c.expire()
 	}
 	return nil
 }
