@@ -199,6 +199,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		err = f.rd.ReadBody(r)
 		f.idle.body = false
 	}
+	f.rd.Release()
 	x.Body = r.BodyBytes
 	if err != nil {
 		return f.failRead(x, err, reused)
