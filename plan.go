@@ -342,12 +342,8 @@ func (p *Plan) clientConfig() (*client.Config, error) {
 		return nil, err
 	}
 	cc.Addr = net.JoinHostPort(ip, port)
-	if cfg.LocalAddr != "" {
-		bip := net.ParseIP(cfg.LocalAddr)
-		if bip == nil {
-			return nil, configErr(false, "invalid -B address %q: want an IP address", cfg.LocalAddr)
-		}
-		cc.LocalAddr = &net.TCPAddr{IP: bip}
+	if cc.LocalAddrs, err = localAddrs(cfg.LocalAddr, ip, cfg.concurrency()); err != nil {
+		return nil, err
 	}
 	if t.tls {
 		if cc.TLS, err = cfg.TLS.config(t.host); err != nil {

@@ -95,6 +95,10 @@ func (d *Dialer) options(c *Conn) error {
 	if d.LocalAddr == nil {
 		return nil
 	}
+	// The port is chosen at connect, for the whole 4-tuple (not at bind,
+	// for the source address alone): each -B address has the full
+	// ephemeral range for every server address.
+	_ = unix.SetsockoptInt(c.fd, unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 	if err := unix.Bind(c.fd, sockaddr(d.LocalAddr.AddrPort())); err != nil {
 		return os.NewSyscallError("bind", err)
 	}
