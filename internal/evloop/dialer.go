@@ -19,6 +19,8 @@ type Dialer struct {
 	Timeout   time.Duration // connect limit; 0 = none
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+
+	to target // the last address dialed, parsed (raw.go)
 }
 
 // ErrNoTask is returned by DialContext when the context carries no task.
@@ -32,12 +34,10 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	if t == nil {
 		return nil, ErrNoTask
 	}
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || network != "tcp" {
+	if err := d.to.parse(address); err != nil || network != "tcp" {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("evloop: want tcp and an IP:port, got " + address)}
 	}
-	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	raddr := net.TCPAddrFromAddrPort(ap)
+	ap, raddr := d.to.ap, d.to.raddr
 	if t.Interrupted() {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: context.Canceled}
 	}
@@ -59,7 +59,7 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 	if ap.Addr().Is6() {
 		family = unix.AF_INET6
 	}
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	fd, err := rawSocket(family)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
@@ -82,12 +82,12 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 
 // options sets TCP_NODELAY, the buffer sizes and the local address.
 func (d *Dialer) options(c *Conn) error {
-	if err := unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+	if err := rawSetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
 		return os.NewSyscallError("setsockopt", err)
 	}
 	if d.SockBuf > 0 {
 		for _, opt := range []int{unix.SO_SNDBUF, unix.SO_RCVBUF} {
-			if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, opt, d.SockBuf); err != nil {
+			if err := rawSetsockoptInt(c.fd, unix.SOL_SOCKET, opt, d.SockBuf); err != nil {
 				return os.NewSyscallError("setsockopt", err)
 			}
 		}
@@ -98,7 +98,7 @@ func (d *Dialer) options(c *Conn) error {
 	// The port is chosen at connect, for the whole 4-tuple (not at bind,
 	// for the source address alone): each -B address has the full
 	// ephemeral range for every server address.
-	_ = unix.SetsockoptInt(c.fd, unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+	_ = rawSetsockoptInt(c.fd, unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 	if err := unix.Bind(c.fd, sockaddr(d.LocalAddr.AddrPort())); err != nil {
 		return os.NewSyscallError("bind", err)
 	}
@@ -108,7 +108,7 @@ func (d *Dialer) options(c *Conn) error {
 // connect starts the connection and parks until it is made, fails, times
 // out or the loop is interrupted.
 func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
-	err := unix.Connect(c.fd, sockaddr(ap))
+	err := d.to.connect(c.fd)
 	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
 		return os.NewSyscallError("connect", err)
 	}
@@ -123,7 +123,7 @@ func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
 			return os.ErrDeadlineExceeded
 		}
 		_ = c.SetDeadline(time.Time{})
-		if soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
+		if soerr, err := rawGetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
 			return os.NewSyscallError("getsockopt", err)
 		} else if soerr != 0 {
 			return os.NewSyscallError("connect", unix.Errno(soerr))
