@@ -53,7 +53,8 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return c, nil
 }
 
-// socket makes the task's new non-blocking socket and registers it.
+// socket makes the task's new non-blocking socket (connect registers it
+// with epoll when it has to wait).
 func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 	family := unix.AF_INET
 	if ap.Addr().Is6() {
@@ -70,10 +71,6 @@ func (d *Dialer) socket(t *Task, ap netip.AddrPort) (*Conn, error) {
 	c := &Conn{t: t, fd: fd, gen: t.gen}
 	t.conn = c
 	if err := d.options(c); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
@@ -112,7 +109,10 @@ func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
 	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
 		return os.NewSyscallError("connect", err)
 	}
-	if err != nil {
+	if err != nil && !connectedNow(c.fd) {
+		if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
+			return err
+		}
 		if d.Timeout > 0 {
 			_ = c.SetDeadline(time.Now().Add(d.Timeout))
 		}
@@ -123,6 +123,8 @@ func (d *Dialer) connect(c *Conn, ap netip.AddrPort) error {
 			return os.ErrDeadlineExceeded
 		}
 		_ = c.SetDeadline(time.Time{})
+	}
+	if err != nil {
 		if soerr, err := rawGetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
 			return os.NewSyscallError("getsockopt", err)
 		} else if soerr != 0 {
