@@ -90,7 +90,7 @@ type Config struct {
 	// request target and the TLS name stay the URL's. nil = none.
 	ConnectTo []string
 
-	LocalAddr string // IP address to dial from (ab's -B); "" = any
+	LocalAddr string // IP address to dial from (ab's -B), a list "a,b" or a range "a-b" to spread over; "" = any (several 127.x for a loopback -c beyond one address's ports)
 	SockBuf   int    // SO_SNDBUF and SO_RCVBUF in bytes (ab's -b); 0 = the kernel's
 
 	// Engine drives the connections: EngineLoop (event loops over epoll),
@@ -154,8 +154,9 @@ const (
 	EngineGoroutine = "goroutine" // one goroutine per connection over Go's netpoller
 )
 
-// MaxConcurrency is the most connections a Config may ask for (ab's limit).
-const MaxConcurrency = 20000
+// MaxConcurrency is the most connections a Config may ask for. The real
+// bound is the open-file limit (RLIMIT_NOFILE), checked by NewPlan.
+const MaxConcurrency = 1_000_000
 
 // Rate is a fixed request schedule: Freq requests every Per. The zero
 // value means no schedule (closed loop).

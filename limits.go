@@ -1,9 +1,6 @@
 package gb
 
-import (
-	"fmt"
-	"syscall"
-)
+import "syscall"
 
 // fdMargin is the file descriptors gb needs besides one per connection:
 // stdio, output files, the profile client, the resolver.
@@ -27,6 +24,5 @@ func checkFileLimit(concurrency int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("-c %d needs about %d file descriptors but the limit is %d (raise it with ulimit -n)",
-		concurrency, need, rl.Max)
+	return configErr(false, "-c %d needs %d open files; the limit is %d (ulimit -n)", concurrency, need, rl.Max)
 }

@@ -341,12 +341,12 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 	if err := p.route(cfg, t, cc); err != nil {
 		return nil, err
 	}
-	if cfg.LocalAddr != "" {
-		bip := net.ParseIP(cfg.LocalAddr)
-		if bip == nil {
-			return nil, configErr(false, "invalid -B address %q: want an IP address", cfg.LocalAddr)
+	if cc.Network != "unix" {
+		ip, _, _ := net.SplitHostPort(cc.Addr)
+		var err error
+		if cc.LocalAddrs, err = localAddrs(cfg.LocalAddr, ip, cfg.concurrency()); err != nil {
+			return nil, err
 		}
-		cc.LocalAddr = &net.TCPAddr{IP: bip}
 	}
 	if t.tls {
 		var err error

@@ -75,7 +75,7 @@ var abSpecs = []flagSpec{
 		o.cfg.SockBuf, err = getopt.Positive(v)
 		return err
 	}),
-	opt('B', "bind", "address", "Address to bind to when making outgoing connections", setString(func(o *options) *string { return &o.cfg.LocalAddr })),
+	opt('B', "bind", "address", "Address to bind to when making outgoing connections\n(a list a,b or a range a-b: connections spread over them)", setString(func(o *options) *string { return &o.cfg.LocalAddr })),
 	opt('p', "postfile", "postfile", "File containing data to POST. Remember also to set -T", func(o *options, v string) error {
 		o.postFile = v
 		return o.setMethodKind("POST")

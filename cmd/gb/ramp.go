@@ -67,7 +67,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 	}
 	specs := []flagSpec{
 		opt(0, "from", "concurrency", "Concurrency of the first step", positive(&ro.from)),
-		opt(0, "to", "concurrency", "Concurrency of the last step (at most 20000)", positive(&ro.to)),
+		opt(0, "to", "concurrency", "Concurrency of the last step (at most the open-file limit)", positive(&ro.to)),
 		opt(0, "step", "n", "Concurrency added per step (default: --from)", positive(&ro.step)),
 		opt(0, "per-user", "requests", "Requests per connection in a step: -n = per-user x concurrency\n(default 100)", func(_ *options, v string) error {
 			n, err := getopt.Count(v)

@@ -287,7 +287,7 @@ func TestRampBadOptions(t *testing.T) {
 		{[]string{url}, 22, "gb ramp: give --from and --to (concurrency steps) or --rate-from and --rate-to (rate steps)"},
 		{[]string{"--from", "10", url}, 22, "gb ramp: --from and --to are both needed"},
 		{[]string{"--from", "10", "--to", "5", url}, 22, "gb ramp: --to 5 is below --from 10"},
-		{[]string{"--from", "1", "--to", "30000", url}, 22, "gb ramp: --to 30000: concurrency is at most 20000"},
+		{[]string{"--from", "1", "--to", "1000001", url}, 22, "gb ramp: --to 1000001: concurrency is at most 1000000"},
 		{[]string{"--from", "0", "--to", "5", url}, 22, `gb ramp: invalid value "0" for --from`},
 		{[]string{"--from", "1", "--to", "5000", "--step", "1", url}, 22, "gb ramp: 5000 steps; at most 1000"},
 		{[]string{"--from", "1", "--to", "5", "--rate-from", "10", "--rate-to", "20", "-c", "5", url}, 22, "not both"},

@@ -96,13 +96,13 @@ func TestRedirectNotFollowed(t *testing.T) {
 	}
 }
 
-// TestFileLimit (F37): a -c beyond the file-descriptor limit is refused
-// before the run, with the ulimit hint.
+// TestFileLimit (F37): a -c beyond the open-file limit is refused before
+// the run in one line naming the limit, exit 22.
 func TestFileLimit(t *testing.T) {
 	skipUnderRace(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" -c 200 -n 200 http://127.0.0.1:1/`, gbBin)
 	out, _ := cmd.CombinedOutput()
-	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "file descriptors but the limit is 64 (raise it with ulimit -n)") {
+	if cmd.ProcessState.ExitCode() != 22 || string(out) != "gb: -c 200 needs 232 open files; the limit is 64 (ulimit -n)\n" {
 		t.Errorf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
 	}
 }

@@ -48,9 +48,15 @@ type Config struct {
 	// then unused. nil = one target, Request. Not with pipelining.
 	Targets []Target
 
+	// LocalAddrs are -B's addresses (a list, a range, or the automatic
+	// loopback spread): each worker's dialer takes the next one in turn, so
+	// the connections spread over them. Nil = LocalAddr.
+	LocalAddrs []*net.TCPAddr
+
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
 	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far
+	nextLocal  atomic.Uint32          // LocalAddrs' next index
 }
 
 func (c *Config) timeout() time.Duration {
@@ -73,13 +79,19 @@ func (c *Config) phased() bool {
 }
 
 // control sets socket buffer sizes on each new socket when SockBuf is set.
-func (c *Config) control() func(network, address string, rc syscall.RawConn) error {
-	if c.SockBuf <= 0 {
+func (c *Config) control(bind bool) func(network, address string, rc syscall.RawConn) error {
+	if c.SockBuf <= 0 && !bind {
 		return nil
 	}
 	return func(_, _ string, rc syscall.RawConn) error {
 		var serr error
 		err := rc.Control(func(fd uintptr) {
+			if bind {
+				noPortAtBind(fd)
+			}
+			if c.SockBuf <= 0 {
+				return
+			}
 			if serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, c.SockBuf); serr != nil {
 				return
 			}
@@ -178,9 +190,13 @@ func tlsVersionName(v uint16) string {
 // carries an event-loop task (load's event-loop engine), else a
 // net.Dialer. The engine is chosen in one place, load.Config.Loops.
 func (c *Config) dialer(ctx context.Context) ContextDialer {
+	local := c.local()
 	if evloop.FromContext(ctx) != nil {
-		local, _ := c.LocalAddr.(*net.TCPAddr)
 		return &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
 	}
-	return &net.Dialer{Timeout: c.connectTimeout(), LocalAddr: c.LocalAddr, Control: c.control()}
+	d := &net.Dialer{Timeout: c.connectTimeout(), Control: c.control(local != nil)}
+	if local != nil {
+		d.LocalAddr = local
+	}
+	return d
 }

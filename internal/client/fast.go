@@ -186,6 +186,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		f.idle.body = false
 	}
 	x.Body, x.Decoded = r.BodyBytes, f.decoded(r)
+	f.rd.Release()
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}

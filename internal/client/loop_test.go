@@ -39,8 +39,11 @@ func onLoop(t *testing.T, cfg *Config, fn func(f *Fast)) {
 // ping-pong that measures the runtime, not gb; against a server in another
 // process one connection is faster on the loop, ~88 vs ~117 µs p50 against
 // nginx here.)
-func BenchmarkKeepAliveRequestLoop(b *testing.B) {
-	const conns = 50
+func BenchmarkKeepAliveRequestLoop(b *testing.B) { benchLoop(b, 50, true) }
+
+// benchLoop runs b.N requests over conns tasks of one loop against the
+// in-process raw server, with keep-alive or a new connection per request.
+func benchLoop(b *testing.B, conns int, keepAlive bool) {
 	addr := rawServer(b, benchResponse)
 	l, err := evloop.New()
 	if err != nil {
@@ -48,7 +51,7 @@ func BenchmarkKeepAliveRequestLoop(b *testing.B) {
 	}
 	defer l.Close()
 	req := h1.Request{Host: addr}
-	cfg := &Config{Addr: addr, Request: req.Append(nil), KeepAlive: true}
+	cfg := &Config{Addr: addr, Request: req.Append(nil), KeepAlive: keepAlive}
 	var budget atomic.Int64
 	budget.Store(int64(b.N))
 	for range conns {

@@ -130,7 +130,7 @@ func (c *Conn) watch(events uint32, op string) error {
 		ctl = unix.EPOLL_CTL_ADD
 	}
 	ev := unix.EpollEvent{Events: events | unix.EPOLLRDHUP, Fd: c.t.slot, Pad: int32(c.gen)}
-	if err := unix.EpollCtl(c.t.loop.epfd, ctl, c.fd, &ev); err != nil {
+	if err := rawEpollCtl(c.t.loop.epfd, ctl, c.fd, &ev); err != nil {
 		return c.opError(op, os.NewSyscallError("epoll_ctl", err))
 	}
 	c.watching = events
@@ -153,7 +153,7 @@ func (c *Conn) Close() error {
 	if c.t.conn == c {
 		c.t.conn = nil
 	}
-	return unix.Close(c.fd)
+	return rawClose(c.fd)
 }
 
 // SetDeadline sets the time after which Read and Write fail with a timeout

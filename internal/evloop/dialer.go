@@ -19,6 +19,8 @@ type Dialer struct {
 	Timeout   time.Duration // connect limit; 0 = none
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+
+	to target // the last address dialed, parsed (raw.go)
 }
 
 // ErrNoTask is returned by DialContext when the context carries no task.
@@ -36,12 +38,10 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	if network == "unix" {
 		return d.dialUnix(t, address)
 	}
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || network != "tcp" {
+	if err := d.to.parse(address); err != nil || network != "tcp" {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("evloop: want tcp and an IP:port, got " + address)}
 	}
-	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	raddr := net.TCPAddrFromAddrPort(ap)
+	ap, raddr := d.to.ap, d.to.raddr
 	if t.Interrupted() {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: context.Canceled}
 	}
@@ -54,16 +54,17 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	c.raddr = raddr
-	if err := d.connect(c, sockaddr(ap)); err != nil {
+	if err := d.connect(c, nil); err != nil {
 		_ = c.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	return c, nil
 }
 
-// socket makes the task's new non-blocking stream socket and registers it.
+// socket makes the task's new non-blocking stream socket (connect
+// registers it with epoll when it has to wait).
 func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	fd, err := rawSocket(family, proto)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
@@ -74,10 +75,6 @@ func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
 		_ = c.Close()
 		return nil, err
 	}
-	if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
 	return c, nil
 }
 
@@ -85,13 +82,13 @@ func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
 // local address.
 func (d *Dialer) options(c *Conn, tcp bool) error {
 	if tcp {
-		if err := unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+		if err := rawSetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
 			return os.NewSyscallError("setsockopt", err)
 		}
 	}
 	if d.SockBuf > 0 {
 		for _, opt := range []int{unix.SO_SNDBUF, unix.SO_RCVBUF} {
-			if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, opt, d.SockBuf); err != nil {
+			if err := rawSetsockoptInt(c.fd, unix.SOL_SOCKET, opt, d.SockBuf); err != nil {
 				return os.NewSyscallError("setsockopt", err)
 			}
 		}
@@ -99,20 +96,33 @@ func (d *Dialer) options(c *Conn, tcp bool) error {
 	if !tcp || d.LocalAddr == nil {
 		return nil
 	}
+	// The port is chosen at connect, for the whole 4-tuple (not at bind,
+	// for the source address alone): each -B address has the full
+	// ephemeral range for every server address.
+	_ = rawSetsockoptInt(c.fd, unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 	if err := unix.Bind(c.fd, sockaddr(d.LocalAddr.AddrPort())); err != nil {
 		return os.NewSyscallError("bind", err)
 	}
 	return nil
 }
 
-// connect starts the connection and parks until it is made, fails, times
+// connect starts the connection, to sa or (sa nil) to the TCP address
+// DialContext parsed into d.to, and parks until it is made, fails, times
 // out or the loop is interrupted.
 func (d *Dialer) connect(c *Conn, sa unix.Sockaddr) error {
-	err := unix.Connect(c.fd, sa)
+	var err error
+	if sa == nil {
+		err = d.to.connect(c.fd)
+	} else {
+		err = unix.Connect(c.fd, sa)
+	}
 	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
 		return os.NewSyscallError("connect", err)
 	}
-	if err != nil {
+	if err != nil && !connectedNow(c.fd) {
+		if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
+			return err
+		}
 		if d.Timeout > 0 {
 			_ = c.SetDeadline(time.Now().Add(d.Timeout))
 		}
@@ -123,7 +133,9 @@ func (d *Dialer) connect(c *Conn, sa unix.Sockaddr) error {
 			return os.ErrDeadlineExceeded
 		}
 		_ = c.SetDeadline(time.Time{})
-		if soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
+	}
+	if err != nil {
+		if soerr, err := rawGetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
 			return os.NewSyscallError("getsockopt", err)
 		} else if soerr != 0 {
 			return os.NewSyscallError("connect", unix.Errno(soerr))

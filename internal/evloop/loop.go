@@ -34,6 +34,7 @@ type Loop struct {
 	lastScan int64         // when the last scan ran, in nanoseconds since epoch
 	timeout  unix.Timespec // epoll_pwait2's argument, kept here so no wait allocates
 	waits    int64         // epoll waits so far (tests check the loop does not spin)
+	buffers  [][]byte      // read buffers free to lend (lend.go)
 }
 
 // wakeSlot marks the eventfd's epoll events.

@@ -100,7 +100,14 @@ func fuzzConfig(mode byte) (head bool, lim Limits, size int) {
 // invariants after every step.
 func readStream(t *testing.T, src *fuzzSource, head bool, lim Limits, size int) *outcome {
 	t.Helper()
-	r := NewReader(src, size, lim)
+	return readFrom(t, src, src, head, lim, size)
+}
+
+// readFrom is readStream over in, which reads from src (src itself, or a
+// lentSource over it).
+func readFrom(t *testing.T, in io.Reader, src *fuzzSource, head bool, lim Limits, size int) *outcome {
+	t.Helper()
+	r := NewReader(in, size, lim)
 	lim = lim.resolved()
 	o := &outcome{}
 	var resp Response
@@ -227,6 +234,14 @@ func FuzzReader(f *testing.F) {
 		whole := readStream(t, &fuzzSource{t: t, data: data}, head, lim, size)
 		if !sameOutcome(got, whole) {
 			t.Fatalf("the outcome depends on how the input is split into reads:\nsplit:\n%v\nwhole reads:\n%v", got, whole)
+		}
+		split := &fuzzSource{t: t, data: data, sizes: sizes, eofWithData: mode&8 != 0}
+		lent := &lentSource{fuzzSource: split}
+		if got := readFrom(t, lent, split, head, lim, size); !sameOutcome(got, whole) {
+			t.Fatalf("the outcome depends on lent buffers:\nlent:\n%v\nwhole reads:\n%v", got, whole)
+		}
+		if lent.out > 1 {
+			t.Fatalf("%d buffers borrowed at the end, want at most 1", lent.out)
 		}
 	})
 }

@@ -51,22 +51,32 @@ type Reader struct {
 	dec     *decode.Body // SetDecoder's; nil = bodies are discarded undecoded
 	body    bodySource   // the decoder's view of the body (decode.go)
 
+	lend Lender // src when it lends buffers (lend.go); nil = buf is the Reader's own
+	size int    // the buffer's size; buf is nil until the first read, and while a lent one is given back
+
 	// Wire counts every byte read from the source since the last Reset.
 	Wire int64
 }
 
 // NewReader returns a Reader over src with a buffer of size bytes (at least
 // DefaultBufferSize when size is smaller than 4 KiB) and the given limits.
+// The buffer is made on the first read, or lent by src when it is a Lender.
 func NewReader(src io.Reader, size int, lim Limits) *Reader {
 	if size < 4<<10 {
 		size = DefaultBufferSize
 	}
-	return &Reader{src: src, buf: make([]byte, size), lim: lim.resolved()}
+	r := &Reader{size: size, lim: lim.resolved()}
+	r.Reset(src)
+	return r
 }
 
 // Reset makes the Reader read from src (a new connection), dropping any
 // buffered bytes and zeroing Wire.
 func (r *Reader) Reset(src io.Reader) {
+	r.giveBack()
+	if r.lend, _ = src.(Lender); r.lend != nil {
+		r.buf = nil // a private buffer from an earlier source
+	}
 	r.src, r.r, r.w, r.err, r.started, r.Wire = src, 0, 0, nil, false, 0
 }
 
@@ -102,6 +112,9 @@ func (r *Reader) Fill() error {
 func (r *Reader) fill() error {
 	if r.r == r.w {
 		r.r, r.w = 0, 0
+		if err := r.ensure(); err != nil {
+			return err
+		}
 	}
 	// errFull before a held-back error: a line too long for the buffer is
 	// reported as such however the source split its reads.

@@ -49,3 +49,34 @@ func (s *loopSource) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// lentSource is a Lender over a fuzzSource. A buffer given back is
+// overwritten at once, as another connection's read would, so a Reader that
+// used a buffer after returning it would see garbage.
+type lentSource struct {
+	*fuzzSource
+	free [][]byte
+	out  int // buffers borrowed and not returned
+}
+
+func (s *lentSource) WaitReadable() error { return nil }
+
+func (s *lentSource) Borrow(size int) []byte {
+	if s.out++; s.out > 1 {
+		s.t.Fatalf("%d buffers borrowed at once by one Reader", s.out)
+	}
+	if n := len(s.free); n > 0 {
+		b := s.free[n-1]
+		s.free = s.free[:n-1]
+		return b
+	}
+	return make([]byte, size)
+}
+
+func (s *lentSource) Return(buf []byte) {
+	s.out--
+	for i := range buf {
+		buf[i] = 'H'
+	}
+	s.free = append(s.free, buf)
+}

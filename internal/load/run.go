@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,6 +81,7 @@ var ErrNoBound = errors.New("load: a run needs a request count or a time limit")
 type Run struct {
 	cfg        Config
 	workers    []*worker
+	recs       recorders // the workers' recorders, each once
 	shards     []*stats.Shard
 	next       atomic.Int64 // index of the next request; -n is spent when it reaches Requests
 	warmNext   atomic.Int64 // index of the next warm-up request
@@ -139,8 +139,8 @@ func New(cfg Config) (*Run, error) {
 // once Run has started the workers.
 func (r *Run) Done() int64 {
 	var n int64
-	for _, w := range r.workers {
-		n += w.main.Done()
+	for _, rec := range r.recs.main {
+		n += rec.Done()
 	}
 	return n
 }
@@ -160,9 +160,9 @@ type Progress struct {
 // once Run has started the workers.
 func (r *Run) Snapshot() Progress {
 	p := Progress{Elapsed: time.Since(r.start)}
-	for _, w := range r.workers {
-		p.Done += w.main.Done()
-		w.main.AddLive(&p.LiveCounts)
+	for _, rec := range r.recs.main {
+		p.Done += rec.Done()
+		rec.AddLive(&p.LiveCounts)
 	}
 	if p50, p99, ok := stats.ClosedLatency(r.shards); ok {
 		p.P50, p.P99 = time.Duration(p50)*time.Microsecond, time.Duration(p99)*time.Microsecond
@@ -202,20 +202,13 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	// failed.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
-	r.shards = stats.NewShards(4 * runtime.GOMAXPROCS(0))
-	if r.cfg.Warmup > 0 {
-		r.warmShards = stats.NewShards(runtime.GOMAXPROCS(0))
-	}
-	hint := 0
-	if r.cfg.KeepSamples && r.cfg.Requests > 0 {
-		hint = int(r.cfg.Requests/int64(r.cfg.Concurrency)) + 1
-	}
+	recs := r.newRecorders(r.recorderCount(), r.cfg.Warmup > 0)
 	workers := make([]*worker, r.cfg.Concurrency)
 	for i := range workers {
-		rec := stats.NewRecorder(r.shards[i%len(r.shards)], r.cfg.Pacer != nil, r.cfg.KeepSamples, hint)
+		rec := recs.main[i%len(recs.main)]
 		w := &worker{run: r, rec: rec, main: rec}
 		if r.cfg.Warmup > 0 {
-			w.warm = stats.NewRecorder(r.warmShards[i%len(r.warmShards)], r.cfg.Pacer != nil, false, 0)
+			w.warm = recs.warm[i%len(recs.warm)]
 			w.rec, w.warming = w.warm, true
 		}
 		wctx := ctx
@@ -227,7 +220,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		workers[i] = w
 	}
 	r.mu.Lock()
-	r.workers, r.cancel = workers, cancel
+	r.workers, r.recs, r.cancel = workers, recs, cancel
 	r.mu.Unlock()
 	if r.stopped.Load() {
 		cancel()
@@ -279,8 +272,8 @@ func (r *Run) startSeries() {
 	if every == 0 {
 		every = DefaultInterval
 	}
-	for _, w := range r.workers {
-		w.main.StartSeries(every, r.start)
+	for _, rec := range r.recs.main {
+		rec.StartSeries(every, r.start)
 	}
 }
 
@@ -322,10 +315,9 @@ func (r *Run) progress(done <-chan struct{}) {
 
 // result merges the workers' recorders into the final Result.
 func (r *Run) result(base stats.Result) *stats.Result {
-	recs := make([]*stats.Recorder, len(r.workers))
+	recs := r.recs.main
 	var last time.Time
-	for i, w := range r.workers {
-		recs[i] = w.main
+	for _, w := range r.workers {
 		base.Counts.Dispatched += w.dispatched
 		if w.last.After(last) {
 			last = w.last
@@ -357,10 +349,9 @@ func (r *Run) warmup() *stats.Warmup {
 	if r.cfg.Warmup <= 0 {
 		return nil
 	}
-	recs := make([]*stats.Recorder, len(r.workers))
+	recs := r.recs.warm
 	var sent int64
-	for i, w := range r.workers {
-		recs[i] = w.warm
+	for _, w := range r.workers {
 		sent += w.warmSent
 	}
 	res := stats.Merge(stats.Result{Counts: stats.Counts{Dispatched: sent}}, recs, r.warmShards)

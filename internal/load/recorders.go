@@ -1,0 +1,47 @@
+package load
+
+import (
+	"runtime"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// recorders are a run's stats.Recorders. On the event loops the tasks of a
+// loop run one at a time on its goroutine, so they share one recorder per
+// loop (and one per loop for the warm-up): memory and the time series'
+// per-interval flushes scale with the loops, not with -c. Goroutine workers
+// each own one.
+type recorders struct {
+	main []*stats.Recorder // distinct recorders of the measured requests
+	warm []*stats.Recorder // the warm-up's; nil without one
+}
+
+// newRecorders builds n recorders (and n warm-up ones when warm) over the
+// run's shards, each sized for an equal share of the -g samples.
+func (r *Run) newRecorders(n int, warm bool) recorders {
+	r.shards = stats.NewShards(min(4*runtime.GOMAXPROCS(0), max(n, 1)))
+	if warm {
+		r.warmShards = stats.NewShards(min(runtime.GOMAXPROCS(0), max(n, 1)))
+	}
+	hint := 0
+	if r.cfg.KeepSamples && r.cfg.Requests > 0 {
+		hint = int(r.cfg.Requests/int64(n)) + 1
+	}
+	rate := r.cfg.Pacer != nil
+	var rs recorders
+	for i := range n {
+		rs.main = append(rs.main, stats.NewRecorder(r.shards[i%len(r.shards)], rate, r.cfg.KeepSamples, hint))
+		if warm {
+			rs.warm = append(rs.warm, stats.NewRecorder(r.warmShards[i%len(r.warmShards)], rate, false, 0))
+		}
+	}
+	return rs
+}
+
+// recorderCount is how many recorders a run needs: one per loop, or one per worker.
+func (r *Run) recorderCount() int {
+	if len(r.loops) > 0 {
+		return len(r.loops)
+	}
+	return r.cfg.Concurrency
+}
