@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -215,21 +214,9 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	return stats.Non2xx, false
 }
 
-// handshake runs the TLS handshake within the connect timeout. On the
-// event loops it is bounded by the connection's deadline: HandshakeContext
-// would close the connection from another goroutine on cancellation, and
-// the loop's Interrupt already ends it at a stop.
-func (f *Fast) handshake(tc *tls.Conn, nc net.Conn) error {
-	if _, onLoop := nc.(*evloop.Conn); onLoop {
-		_ = nc.SetDeadline(time.Now().Add(f.cfg.connectTimeout()))
-		err := tc.Handshake()
-		_ = nc.SetDeadline(time.Time{})
-		return err
-	}
-	hctx, cancel := context.WithTimeout(f.ctx, f.cfg.connectTimeout())
-	defer cancel()
-	return tc.HandshakeContext(hctx)
-}
+// handshake runs the TLS handshake within the connect timeout (see
+// Config.handshake).
+func (f *Fast) handshake(tc *tls.Conn, nc net.Conn) error { return f.cfg.handshake(f.ctx, tc, nc) }
 
 // drop closes the current connection.
 func (f *Fast) drop(x *load.Exchange) {
