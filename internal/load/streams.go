@@ -60,9 +60,9 @@ func (w *worker) loopStreams(s Streamer) {
 		free[i] = &slots[len(slots)-1-i]
 	}
 	var (
-		inflight int
-		due                    time.Time // the next request's intended time (rate mode)
-		pending, spent         bool      // a request is taken but not yet sent; the budget is spent
+		inflight       int
+		due            time.Time // the next request's intended time (rate mode)
+		pending, spent bool      // a request is taken but not yet sent; the budget is spent
 	)
 	for {
 		for !r.stopped.Load() && len(free) > 0 && s.Room() > 0 {
