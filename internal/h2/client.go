@@ -183,7 +183,7 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 			s.x, s.state = nil, free
 			return x, o
 		}
-		if c.queued > 0 {
+		if c.queued > 0 && c.canResend() {
 			c.resend()
 			if c.head < len(c.done) {
 				continue
@@ -204,7 +204,7 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 			c.fail(err)
 			continue
 		}
-		if c.head < len(c.done) {
+		if c.head < len(c.done) || c.active == 0 || (c.queued > 0 && c.canResend()) {
 			continue
 		}
 		if err := c.flush(); err != nil { // acknowledgements and window updates
@@ -224,6 +224,13 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 			}
 		}
 	}
+}
+
+// canResend reports whether queued streams can go now: on the
+// connection (it takes new streams and has room), or on a new one (the
+// old one has drained).
+func (c *Client) canResend() bool {
+	return c.active == 0 || (c.nc != nil && !c.draining && c.active < c.maxStreams)
 }
 
 // arm sets the connection's deadline to the earliest of the streams'
