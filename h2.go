@@ -77,7 +77,7 @@ func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config) (*h2.Conf
 	}
 	scheme := "http"
 	if cc.TLS != nil {
-		cc.TLS.NextProtos = []string{"h2"}
+		cc.TLS.NextProtos = []string{"h2", "http/1.1"} // a server without h2 then says what it speaks
 		scheme = "https"
 	}
 	hc, err := h2.NewConfig(cc, req, scheme, cfg.streams())

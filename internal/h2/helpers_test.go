@@ -71,7 +71,7 @@ func clientConfig(t testing.TB, addr string, useTLS bool, req *h1.Request, strea
 	cc := &client.Config{Addr: addr, Timeout: timeout, BufferSize: 16 << 10}
 	scheme := "http"
 	if useTLS {
-		cc.TLS = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}}
+		cc.TLS = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2", "http/1.1"}}
 		scheme = "https"
 	}
 	if req == nil {
