@@ -132,22 +132,48 @@ func (c *Client) process() error {
 		if n == 0 {
 			return nil
 		}
-		f, err := c.fr.ReadFrame()
-		var se http2.StreamError
-		switch {
-		case errors.As(err, &se):
-			c.carryIn += int64(n)
-			if s := c.find(se.StreamID); s != nil {
-				c.end(s, stats.FailProtocol, se)
+		fh, err := c.fr.ReadFrameHeader()
+		if err == nil && fh.Type == http2.FrameHeaders && fh.StreamID != 0 &&
+			fh.Flags&(http2.FlagHeadersPadded|http2.FlagHeadersPriority) == 0 {
+			// Without padding or priority a HEADERS frame's payload is
+			// its header block fragment (RFC 9113 §6.2): decoded where it
+			// lies, it costs the Framer's HeadersFrame allocation.
+			frag := c.in.buf[c.in.r : c.in.r+int(fh.Length)]
+			c.in.r += int(fh.Length)
+			err = c.onHeaders(fh.StreamID, frag, fh.Flags.Has(http2.FlagHeadersEndHeaders), fh.Flags.Has(http2.FlagHeadersEndStream), true, int64(n))
+			if err != nil {
+				return err
 			}
 			continue
-		case err != nil:
-			return err
+		}
+		var f http2.Frame
+		if err == nil {
+			f, err = c.fr.ReadFrameForHeader(fh)
+		}
+		if err != nil {
+			if err = c.streamError(err, int64(n)); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := c.handle(f, int64(n)); err != nil {
 			return err
 		}
 	}
+}
+
+// streamError ends the stream a frame error names (http2.StreamError) and
+// returns nil, or returns err, a connection error.
+func (c *Client) streamError(err error, n int64) error {
+	var se http2.StreamError
+	if !errors.As(err, &se) {
+		return err
+	}
+	c.carryIn += n
+	if s := c.find(se.StreamID); s != nil {
+		c.end(s, stats.FailProtocol, se)
+	}
+	return nil
 }
 
 // handle acts on one frame of n bytes.
