@@ -49,7 +49,8 @@ type Client struct {
 	served     int       // responses completed on this connection
 	armed      time.Time // deadline set on nc; zero = none
 	now        time.Time // when the last read returned
-	unsent     bool      // streams were opened since the last flush
+	unsent     bool      // streams were opened (or bodies queued) since the last flush
+	unsentReqs int       // requests opened since the last flush
 	carryIn    int64     // connection-level bytes read, for the next exchange to end
 	carryOut   int64     // connection-level bytes written, likewise
 	carryClose int       // connections closed, likewise
@@ -195,11 +196,6 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 			}
 			continue
 		}
-		c.arm(until)
-		if err := c.flush(); err != nil {
-			c.fail(err)
-			continue
-		}
 		if err := c.process(); err != nil {
 			c.fail(err)
 			continue
@@ -207,9 +203,15 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 		if c.head < len(c.done) || c.active == 0 || (c.queued > 0 && c.canResend()) {
 			continue
 		}
-		if err := c.flush(); err != nil { // acknowledgements and window updates
-			c.fail(err)
-			continue
+		// Nothing more to return before a read: write every request the
+		// worker started since the last read (and the acknowledgements
+		// and window updates) in one go.
+		c.arm(until)
+		if !c.holdBack(until) {
+			if err := c.flush(); err != nil {
+				c.fail(err)
+				continue
+			}
 		}
 		if err := c.fill(); err != nil {
 			if !client.IsTimeout(err) || c.stop.Load() {
@@ -224,6 +226,21 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 			}
 		}
 	}
+}
+
+// holdBack reports whether the requests started since the last write
+// should wait for the next read, to go out together with those the
+// streams it frees will start: in a closed loop, while more than half of
+// the connection's streams are still on the wire. One write then carries
+// several requests, as h2load's do, instead of one per response read. A
+// request's latency counts from its write (see flush), as HTTP/1.1's
+// does; in rate mode nothing waits.
+func (c *Client) holdBack(until time.Time) bool {
+	if !until.IsZero() || c.unsentReqs == 0 {
+		return false
+	}
+	limit := min(c.cfg.Streams, c.maxStreams)
+	return 2*(c.active-c.unsentReqs) > limit
 }
 
 // canResend reports whether queued streams can go now: on the
@@ -262,16 +279,29 @@ func (c *Client) flush() error {
 	if len(c.out.buf) == 0 {
 		return nil
 	}
+	var sending time.Time
+	if c.unsentReqs > 0 {
+		sending = time.Now()
+	}
 	_, err := c.nc.Write(c.out.buf)
 	c.out.buf = c.out.buf[:0]
 	if err != nil {
 		return err
 	}
 	if c.unsent {
-		c.unsent = false
+		c.unsent, c.unsentReqs = false, 0
 		now := time.Now()
 		for i := range c.streams {
-			if s := &c.streams[i]; s.state == open && !s.written && len(s.body) == 0 {
+			s := &c.streams[i]
+			if s.state != open || s.written {
+				continue
+			}
+			if x := s.x; x.Connected.Equal(x.Start) && sending.After(x.Start) {
+				// held back on a ready connection: the request starts now
+				x.Start, x.Connected = sending, sending
+				s.deadline = sending.Add(c.cfg.Client.Timeout)
+			}
+			if len(s.body) == 0 {
 				s.written = true
 				s.x.Written = now
 			}
@@ -298,4 +328,5 @@ func (c *Client) closeConn() {
 	c.live.Store(nil)
 	c.carryClose++
 	c.out.buf = c.out.buf[:0]
+	c.unsent, c.unsentReqs = false, 0
 }

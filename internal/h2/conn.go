@@ -99,7 +99,7 @@ func (c *Client) reset() {
 	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
 	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
 	c.recvUsed, c.settings, c.draining, c.served = 0, false, false, 0
-	c.armed, c.unsent, c.goAwayErr = time.Time{}, false, nil
+	c.armed, c.unsent, c.unsentReqs, c.goAwayErr = time.Time{}, false, 0, nil
 }
 
 // awaitSettings sends the preface and reads until the server's SETTINGS

@@ -109,6 +109,7 @@ func (c *Client) open(s *stream) {
 	s.written, s.started, s.headers, s.peerDone, s.recvUsed, s.server = false, false, false, false, 0, s.server[:0]
 	c.active++
 	c.unsent = true
+	c.unsentReqs++
 	if len(s.body) > 0 {
 		c.sendBodies()
 	}
