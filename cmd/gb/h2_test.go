@@ -183,4 +183,3 @@ func writeLocalhostCert(t *testing.T, certFile, keyFile string) {
 		t.Fatal(err)
 	}
 }
-
