@@ -15,7 +15,7 @@ import (
 )
 
 // ALPNError is a TLS server that did not choose "h2": every connection
-// would fail the same way, so the run stops on the first (Exchange.Fatal).
+// would fail the same way, so the run stops on the first (load.Fatal).
 type ALPNError struct{ Got string } // the protocol it chose; "" = none
 
 func (e *ALPNError) Error() string {
@@ -50,8 +50,7 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 		if p := tc.ConnectionState().NegotiatedProtocol; p != http2.NextProtoTLS {
 			_ = nc.Close()
 			x.Closed++
-			x.Err = &ALPNError{Got: p}
-			x.Fatal(x.Err)
+			x.Err = &load.Fatal{Err: &ALPNError{Got: p}}
 			return stats.FailTLS, false
 		}
 	}
@@ -72,7 +71,7 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 		var not *NotH2Error
 		switch {
 		case errors.As(err, &not):
-			x.Fatal(err)
+			x.Err = &load.Fatal{Err: err}
 			return stats.FailProtocol, false
 		case client.IsTimeout(err) && !c.stop.Load():
 			x.Err = errNoSettings

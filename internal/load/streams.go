@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"time"
 	"unsafe"
 
@@ -33,12 +34,20 @@ type Streamer interface {
 	Next(until time.Time) (*Exchange, stats.Outcome)
 }
 
-// Fatal stops the run with a StopError carrying err: what failed will
-// fail every request the same way (the server does not speak the
-// protocol asked for). It does nothing outside a Run.
-func (x *Exchange) Fatal(err error) {
-	if x.w != nil {
-		x.w.run.Stop(stats.StopError, err)
+// Fatal is an exchange's error (Exchange.Err) that will fail every
+// request the same way (the server does not speak the protocol asked
+// for): once the exchange is recorded, with its own outcome, the run
+// stops with a StopError carrying Err. A Streamer's exchanges only.
+type Fatal struct{ Err error }
+
+func (f *Fatal) Error() string { return f.Err.Error() }
+func (f *Fatal) Unwrap() error { return f.Err }
+
+// stopIfFatal stops the run when x failed with a Fatal error.
+func (w *worker) stopIfFatal(x *Exchange) {
+	var f *Fatal
+	if errors.As(x.Err, &f) {
+		w.run.Stop(stats.StopError, f.Err)
 	}
 }
 
@@ -137,6 +146,9 @@ func (w *worker) endStream(sl *streamSlot, o stats.Outcome) {
 	}
 	o = w.record(&sl.x, o)
 	w.rec = rec
+	if o.Failed() && sl.x.Err != nil {
+		w.stopIfFatal(&sl.x)
+	}
 	if w.run.cfg.Observe != nil {
 		w.run.cfg.Observe(&sl.x, o)
 	}

@@ -18,5 +18,8 @@ func protocolLine(t *stats.Target) string {
 	default:
 		return ""
 	}
-	return fmt.Sprintf("%s, up to %d streams per connection", name, max(t.Streams, 1))
+	if t.Streams <= 1 {
+		return name + ", 1 stream per connection"
+	}
+	return fmt.Sprintf("%s, up to %d streams per connection", name, t.Streams)
 }
