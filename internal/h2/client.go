@@ -206,13 +206,14 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 		// Nothing more to return before a read: write every request the
 		// worker started since the last read (and the acknowledgements
 		// and window updates) in one go.
-		c.arm(until)
-		if !c.holdBack(until) {
+		if len(c.out.buf) > 0 && !c.holdBack(until) {
+			c.arm(time.Time{}) // a write is bounded by the streams' deadlines, never by until
 			if err := c.flush(); err != nil {
 				c.fail(err)
 				continue
 			}
 		}
+		c.arm(until)
 		if err := c.fill(); err != nil {
 			if !client.IsTimeout(err) || c.stop.Load() {
 				c.fail(err)

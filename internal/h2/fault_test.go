@@ -189,3 +189,45 @@ func hasError(res *stats.Result, s string) bool {
 }
 
 var _ = errors.New
+
+// TestServerClosesBetweenRequests: each connection answers 3 requests,
+// then the server closes it without a GOAWAY: the request sent on the
+// closed connection meets the keep-alive close race and goes once more
+// on a new connection (a GET); every request ends ok, none twice.
+func TestServerClosesBetweenRequests(t *testing.T) {
+	var answered atomic.Int64
+	s := startScripted(t, &scripted{})
+	s.onRequest = func(c *sconn, id uint32, n int64) {
+		if c.n > 3 {
+			_ = c.nc.Close()
+			return
+		}
+		answered.Add(1)
+		c.respond(id, 200, []byte("ok"))
+		if c.n == 3 {
+			time.Sleep(5 * time.Millisecond)
+			_ = c.nc.Close()
+		}
+	}
+	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30})
+	checkCounts(t, res)
+	if res.Counts.Outcomes[stats.OK] != 30 || answered.Load() != 30 || res.Counts.ConnsOpened != 10 {
+		t.Errorf("outcomes %v, answered %d, connections %d, errors %v", res.Counts.Outcomes, answered.Load(),
+			res.Counts.ConnsOpened, res.Counts.Errors)
+	}
+}
+
+// TestServerNeverAnswers: the server takes the requests and never
+// answers: each ends at -s as failed.timeout.ttfb and is reset, on one
+// connection.
+func TestServerNeverAnswers(t *testing.T) {
+	s := startScripted(t, &scripted{})
+	s.onRequest = func(*sconn, uint32, int64) {}
+	cfg := clientConfig(t, s.addr, false, nil, 4, 200*time.Millisecond)
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 8})
+	checkCounts(t, res)
+	if res.Counts.Outcomes[stats.TimeoutFirstByte] != 8 || res.Counts.ConnsOpened != 1 {
+		t.Errorf("outcomes %v, connections %d", res.Counts.Outcomes, res.Counts.ConnsOpened)
+	}
+}

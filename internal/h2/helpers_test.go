@@ -77,6 +77,7 @@ func clientConfig(t testing.TB, addr string, useTLS bool, req *h1.Request, strea
 	if req == nil {
 		req = &h1.Request{Target: "/", Host: addr, UserAgent: "gb/test"}
 	}
+	cc.Idempotent = req.Method == "" || req.Method == "GET"
 	cfg, err := NewConfig(cc, req, scheme, streams)
 	if err != nil {
 		t.Fatal(err)

@@ -270,6 +270,8 @@ func (c *Client) fail(err error) {
 	for i := range c.streams {
 		s := &c.streams[i]
 		switch {
+		case s.state == open && c.stale(s, err):
+			c.requeue(s, err)
 		case s.state == open:
 			c.end(s, c.classify(s, err), err)
 		case s.state == queued && c.stop.Load():
@@ -277,6 +279,15 @@ func (c *Client) fail(err error) {
 		}
 	}
 	c.draining = false
+}
+
+// stale reports whether s met the keep-alive close race: the server
+// closed a connection that had already served responses before a byte of
+// s's answered. An idempotent request then goes once more on a new
+// connection, as HTTP/1.1's does (RFC 9112 §9.3.1).
+func (c *Client) stale(s *stream, err error) bool {
+	return c.served > 0 && !s.started && !s.retried && c.cfg.Client.Idempotent &&
+		!c.stop.Load() && client.IsPeerGone(err)
 }
 
 // classify is the outcome of stream s when its connection failed with err.
