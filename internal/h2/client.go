@@ -63,6 +63,9 @@ type Client struct {
 	hdrFields int
 	hdrBad    bool
 	status    int
+	blockLen  int    // encoded bytes of the block so far
+	full      bool   // decode the whole block: the connection's first response
+	server    []byte // the Server field of the connection's first response
 }
 
 var _ load.Streamer = (*Client)(nil)

@@ -97,7 +97,7 @@ func (c *Client) reset() {
 	c.nextID, c.lastID = 1, 0
 	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
 	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
-	c.recvUsed, c.settings, c.draining, c.served = 0, false, false, 0
+	c.recvUsed, c.settings, c.draining, c.served, c.full = 0, false, false, 0, true
 	c.armed, c.unsent, c.unsentReqs, c.goAwayErr = time.Time{}, false, 0, nil
 }
 
@@ -226,13 +226,17 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	s := c.count(id, n)
 	if first {
 		c.curID, c.curEnd = id, endStream
-		c.hdrBytes, c.hdrFields, c.hdrBad, c.status = 0, 0, false, 0
+		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen = 0, 0, false, 0, 0
+		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
 			s.x.FirstByte = c.now
 		}
 	}
 	c.cur = s
+	if c.blockLen += len(frag); !c.full && c.blockLen > c.cfg.maxHeaderBytes() {
+		c.hdrBad = true
+	}
 	if _, err := c.dec.Write(frag); err != nil {
 		return err
 	}
@@ -267,7 +271,8 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		}
 	default:
 		s.headers = true
-		s.x.Status, s.x.Server = c.status, s.server
+		s.x.Status, s.x.Server = c.status, c.server
+		c.full = false
 		if c.curEnd {
 			c.finish(s)
 		}
@@ -275,7 +280,14 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	return nil
 }
 
-// emit is the decoder's callback for each field of a header block.
+// emit is the decoder's callback for each field of a header block. The
+// connection's first response is decoded whole: its fields counted
+// against the limits, its Server field kept for all the connection's
+// responses. In the others only the first field, :status (RFC 9113
+// §8.3: pseudo-headers come first), is looked at: the decoder then stops
+// emitting, so it skips decoding the strings of fields the server did not
+// index (one allocation each in hpack), and the limit applies to the
+// block's encoded length instead (onHeaders).
 func (c *Client) emit(f hpack.HeaderField) {
 	c.hdrBytes += int(f.Size())
 	c.hdrFields++
@@ -283,16 +295,17 @@ func (c *Client) emit(f hpack.HeaderField) {
 		c.hdrBad = true
 	}
 	s := c.cur
-	if s == nil || c.hdrBad {
-		return
-	}
-	switch f.Name {
-	case ":status":
+	switch {
+	case s == nil || c.hdrBad:
+	case f.Name == ":status":
 		if len(f.Value) == 3 && !s.headers {
 			c.status = atoi3(f.Value)
 		}
-	case "server":
-		s.server = append(s.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
+	case f.Name == "server" && c.full:
+		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
+	}
+	if !c.full {
+		c.dec.SetEmitEnabled(false)
 	}
 }
 

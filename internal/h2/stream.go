@@ -27,7 +27,6 @@ type stream struct {
 	retried  bool      // sent again on a new connection (GOAWAY, REFUSED_STREAM)
 	peerDone bool      // the server ended or reset the stream: no RST_STREAM back
 	outcome  stats.Outcome
-	server   []byte // the Server field's value
 }
 
 type streamState uint8
@@ -106,7 +105,7 @@ func (c *Client) open(s *stream) {
 	s.x.BytesOut += int64(len(c.cfg.frames))
 	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
 	s.deadline = s.x.Start.Add(c.cfg.Client.Timeout)
-	s.written, s.started, s.headers, s.peerDone, s.recvUsed, s.server = false, false, false, false, 0, s.server[:0]
+	s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, 0
 	c.active++
 	c.unsent = true
 	c.unsentReqs++
