@@ -156,19 +156,20 @@ func (c *Client) Start(x *load.Exchange) (stats.Outcome, bool) {
 	if c.nc == nil {
 		if o, ok := c.connect(x); !ok {
 			x.Done = time.Now()
+			c.settle(x)
 			return o, true
 		}
 	} else {
 		x.Connected = x.Start
 	}
-	s := c.freeStream()
-	s.x, s.retried = x, false
 	if c.maxStreams <= 0 {
-		c.end(s, stats.FailProtocol, errNoStreams)
-		c.head = len(c.done) // returned here, not by Next
-		c.draining = true
+		x.Err, x.Done = errNoStreams, time.Now()
+		c.draining = true // the next request tries a new connection
+		c.settle(x)
 		return stats.FailProtocol, true
 	}
+	s := c.freeStream()
+	s.x, s.retried = x, false
 	c.open(s)
 	return stats.OK, false
 }

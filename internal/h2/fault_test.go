@@ -231,3 +231,19 @@ func TestServerNeverAnswers(t *testing.T) {
 		t.Errorf("outcomes %v, connections %d", res.Counts.Outcomes, res.Counts.ConnsOpened)
 	}
 }
+
+// TestNoStreamsAllowed: a server whose SETTINGS allow no streams at all:
+// each request fails at once as failed.protocol saying so, each on a new
+// connection, and none is lost.
+func TestNoStreamsAllowed(t *testing.T) {
+	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}})
+	cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 5})
+	checkCounts(t, res)
+	if res.Counts.Outcomes[stats.FailProtocol] != 5 || s.requests.Load() != 0 || !hasError(res, "allows no streams") {
+		t.Errorf("outcomes %v, server saw %d requests, errors %v", res.Counts.Outcomes, s.requests.Load(), res.Counts.Errors)
+	}
+	if res.Counts.ConnsOpened != 5 || res.Counts.ConnsClosed != 5 {
+		t.Errorf("connections opened %d closed %d, want 5 and 5", res.Counts.ConnsOpened, res.Counts.ConnsClosed)
+	}
+}

@@ -97,7 +97,7 @@ func run(t testing.TB, cfg *Config, lc load.Config) *stats.Result {
 }
 
 // checkCounts fails the test unless every dispatched request ended in
-// exactly one outcome.
+// exactly one outcome and every connection opened was counted closed.
 func checkCounts(t testing.TB, res *stats.Result) {
 	t.Helper()
 	if errs := res.Check(); len(errs) > 0 {
@@ -109,6 +109,13 @@ func checkCounts(t testing.TB, res *stats.Result) {
 	}
 	if sum != res.Counts.Dispatched+res.Counts.Outcomes[stats.Dropped] {
 		t.Errorf("outcomes sum to %d, dispatched %d", sum, res.Counts.Dispatched)
+	}
+	opened, closed := res.Counts.ConnsOpened, res.Counts.ConnsClosed
+	if w := res.Warmup; w != nil {
+		opened, closed = opened+w.Counts.ConnsOpened, closed+w.Counts.ConnsClosed
+	}
+	if opened != closed {
+		t.Errorf("connections opened %d, closed %d: every one is closed by the end", opened, closed)
 	}
 }
 

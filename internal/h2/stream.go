@@ -149,10 +149,7 @@ func (c *Client) end(s *stream, o stats.Outcome, err error) {
 		x.Done = time.Now()
 	}
 	x.Err = err
-	x.BytesIn += c.carryIn
-	x.BytesOut += c.carryOut
-	x.Closed += c.carryClose
-	c.carryIn, c.carryOut, c.carryClose = 0, 0, 0
+	c.settle(x)
 	x.KeepAlive = c.nc != nil && !c.draining
 	if o == stats.OK || o == stats.Non2xx {
 		c.served++
@@ -162,6 +159,14 @@ func (c *Client) end(s *stream, o stats.Outcome, err error) {
 	}
 	s.state, s.outcome, s.body = ended, o, nil
 	c.done = append(c.done, s)
+}
+
+// settle gives x the connection-level bytes and closes not yet counted.
+func (c *Client) settle(x *load.Exchange) {
+	x.BytesIn += c.carryIn
+	x.BytesOut += c.carryOut
+	x.Closed += c.carryClose
+	c.carryIn, c.carryOut, c.carryClose = 0, 0, 0
 }
 
 // requeue takes s off the connection to send it again on a new one (the
