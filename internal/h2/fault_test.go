@@ -2,6 +2,7 @@ package h2
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,7 +47,9 @@ func TestGoAwayRetriesUnprocessed(t *testing.T) {
 // TestResetStream: the server resets every third stream (INTERNAL_ERROR)
 // and refuses every fifth once (REFUSED_STREAM, not processed): the reset
 // ones are failed.reset, the refused ones go again and succeed.
-func TestResetStream(t *testing.T) {
+func TestResetStream(t *testing.T) { bothEngines(t, testResetStream) }
+
+func testResetStream(t *testing.T, loops int) {
 	var answered atomic.Int64
 	s := startScripted(t, &scripted{})
 	s.onRequest = func(c *sconn, id uint32, n int64) {
@@ -61,7 +64,7 @@ func TestResetStream(t *testing.T) {
 		}
 	}
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 60})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 60, Loops: loops})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes
 	if o[stats.OK] != answered.Load() || o[stats.FailReset] == 0 || o[stats.OK]+o[stats.FailReset] != 60 || res.Counts.Retries == 0 {
@@ -77,7 +80,9 @@ func TestResetStream(t *testing.T) {
 
 // TestMaxConcurrentStreams: the server allows one stream at a time while
 // gb asks for 10: gb never opens a second before the first ended.
-func TestMaxConcurrentStreams(t *testing.T) {
+func TestMaxConcurrentStreams(t *testing.T) { bothEngines(t, testMaxConcurrentStreams) }
+
+func testMaxConcurrentStreams(t *testing.T, loops int) {
 	var violations atomic.Int64
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 1}}})
 	s.onRequest = func(c *sconn, id uint32, n int64) {
@@ -87,7 +92,7 @@ func TestMaxConcurrentStreams(t *testing.T) {
 		c.respond(id, 200, []byte("ok"))
 	}
 	cfg := clientConfig(t, s.addr, false, nil, 10, 10*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.OK] != 30 || violations.Load() != 0 || s.requests.Load() != 30 {
 		t.Errorf("ok %d, server saw %d requests, %d opened beyond its limit", res.Counts.Outcomes[stats.OK], s.requests.Load(), violations.Load())
@@ -98,12 +103,14 @@ func TestMaxConcurrentStreams(t *testing.T) {
 // never opens it further while gb POSTs 1000 bytes: each request ends at
 // -s as failed.write, saying the window stayed closed; gb sent no more
 // than the window.
-func TestFlowControlStall(t *testing.T) {
+func TestFlowControlStall(t *testing.T) { bothEngines(t, testFlowControlStall) }
+
+func testFlowControlStall(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 10}}})
 	s.onRequest = func(*sconn, uint32, int64) {}
 	req := &h1.Request{Method: "POST", Target: "/", Host: "x", Body: make([]byte, 1000)}
 	cfg := clientConfig(t, s.addr, false, req, 1, 300*time.Millisecond)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 2})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 2, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.FailWrite] != 2 || !hasError(res, "flow-control window") {
 		t.Errorf("outcomes %v errors %v", res.Counts.Outcomes, res.Counts.Errors)
@@ -116,10 +123,12 @@ func TestFlowControlStall(t *testing.T) {
 // TestNoSettings: a server that accepts and never sends its SETTINGS:
 // each connection ends at the connect timeout, and the run stops with an
 // error that says why.
-func TestNoSettings(t *testing.T) {
+func TestNoSettings(t *testing.T) { bothEngines(t, testNoSettings) }
+
+func testNoSettings(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{noSettings: true})
 	cfg := clientConfig(t, s.addr, false, nil, 1, 200*time.Millisecond)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 10, MaxConnectFailures: 2})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 10, MaxConnectFailures: 2, Loops: loops})
 	checkCounts(t, res)
 	if res.StoppedBy != stats.StopError || !strings.Contains(res.StopError, "sent no SETTINGS") ||
 		res.Counts.Outcomes[stats.TimeoutConnect] != 2 {
@@ -131,7 +140,9 @@ func TestNoSettings(t *testing.T) {
 // bytes (over the 64 KiB header list limit and 100 fields): those
 // requests fail as failed.protocol, the others succeed on the same
 // connection (the decoder stays in step with the server's).
-func TestHeaderListTooLarge(t *testing.T) {
+func TestHeaderListTooLarge(t *testing.T) { bothEngines(t, testHeaderListTooLarge) }
+
+func testHeaderListTooLarge(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{})
 	big := make([]string, 0, 400)
 	for i := range 200 {
@@ -151,7 +162,7 @@ func TestHeaderListTooLarge(t *testing.T) {
 		}
 	}
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 20})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 20, Loops: loops})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes
 	if o[stats.OK] != 10 || o[stats.FailProtocol] != 10 || res.Counts.ConnsOpened != 1 || !hasError(res, "header list too large") {
@@ -162,7 +173,9 @@ func TestHeaderListTooLarge(t *testing.T) {
 // TestCloseMidStream: the server sends the head and part of the body,
 // then closes: failed.truncated, and the next request opens a new
 // connection.
-func TestCloseMidStream(t *testing.T) {
+func TestCloseMidStream(t *testing.T) { bothEngines(t, testCloseMidStream) }
+
+func testCloseMidStream(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{})
 	s.onRequest = func(c *sconn, id uint32, n int64) {
 		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.headers(200), EndHeaders: true})
@@ -171,10 +184,17 @@ func TestCloseMidStream(t *testing.T) {
 		_ = c.nc.Close()
 	}
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 3})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 3, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.FailTruncated] != 3 || res.Counts.ConnsOpened != 3 || res.Counts.BodyIn != 12 {
 		t.Errorf("outcomes %v, connections %d, body %d", res.Counts.Outcomes, res.Counts.ConnsOpened, res.Counts.BodyIn)
+	}
+}
+
+// bothEngines runs a test on goroutines and on an event loop.
+func bothEngines(t *testing.T, test func(t *testing.T, loops int)) {
+	for _, loops := range []int{0, 1} {
+		t.Run(fmt.Sprintf("loops=%d", loops), func(t *testing.T) { test(t, loops) })
 	}
 }
 
@@ -194,7 +214,9 @@ var _ = errors.New
 // then the server closes it without a GOAWAY: the request sent on the
 // closed connection meets the keep-alive close race and goes once more
 // on a new connection (a GET); every request ends ok, none twice.
-func TestServerClosesBetweenRequests(t *testing.T) {
+func TestServerClosesBetweenRequests(t *testing.T) { bothEngines(t, testServerClosesBetweenRequests) }
+
+func testServerClosesBetweenRequests(t *testing.T, loops int) {
 	var answered atomic.Int64
 	s := startScripted(t, &scripted{})
 	s.onRequest = func(c *sconn, id uint32, n int64) {
@@ -210,7 +232,7 @@ func TestServerClosesBetweenRequests(t *testing.T) {
 		}
 	}
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.OK] != 30 || answered.Load() != 30 || res.Counts.ConnsOpened != 10 {
 		t.Errorf("outcomes %v, answered %d, connections %d, errors %v", res.Counts.Outcomes, answered.Load(),
@@ -221,11 +243,13 @@ func TestServerClosesBetweenRequests(t *testing.T) {
 // TestServerNeverAnswers: the server takes the requests and never
 // answers: each ends at -s as failed.timeout.ttfb and is reset, on one
 // connection.
-func TestServerNeverAnswers(t *testing.T) {
+func TestServerNeverAnswers(t *testing.T) { bothEngines(t, testServerNeverAnswers) }
+
+func testServerNeverAnswers(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{})
 	s.onRequest = func(*sconn, uint32, int64) {}
 	cfg := clientConfig(t, s.addr, false, nil, 4, 200*time.Millisecond)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 8})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 8, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.TimeoutFirstByte] != 8 || res.Counts.ConnsOpened != 1 {
 		t.Errorf("outcomes %v, connections %d", res.Counts.Outcomes, res.Counts.ConnsOpened)
@@ -235,10 +259,12 @@ func TestServerNeverAnswers(t *testing.T) {
 // TestNoStreamsAllowed: a server whose SETTINGS allow no streams at all:
 // each request fails at once as failed.protocol saying so, each on a new
 // connection, and none is lost.
-func TestNoStreamsAllowed(t *testing.T) {
+func TestNoStreamsAllowed(t *testing.T) { bothEngines(t, testNoStreamsAllowed) }
+
+func testNoStreamsAllowed(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}})
 	cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 5})
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 5, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.FailProtocol] != 5 || s.requests.Load() != 0 || !hasError(res, "allows no streams") {
 		t.Errorf("outcomes %v, server saw %d requests, errors %v", res.Counts.Outcomes, s.requests.Load(), res.Counts.Errors)
