@@ -22,7 +22,7 @@ func TestGoAwayRetriesUnprocessed(t *testing.T) {
 	for _, loops := range []int{0, 1} {
 		s := startScripted(t, &scripted{})
 		served := atomic.Int64{}
-		s.onRequest = func(c *sconn, id uint32, n int64) {
+		s.handle(func(c *sconn, id uint32, n int64) {
 			switch {
 			case c.n <= 5:
 				served.Add(1)
@@ -30,7 +30,7 @@ func TestGoAwayRetriesUnprocessed(t *testing.T) {
 			case c.n == 6:
 				_ = c.fr.WriteGoAway(id-2, http2.ErrCodeNo, nil)
 			}
-		}
+		})
 		cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
 		res := run(t, cfg, load.Config{Concurrency: 1, Requests: 103, Loops: loops})
 		checkCounts(t, res)
@@ -52,7 +52,7 @@ func TestResetStream(t *testing.T) { bothEngines(t, testResetStream) }
 func testResetStream(t *testing.T, loops int) {
 	var answered atomic.Int64
 	s := startScripted(t, &scripted{})
-	s.onRequest = func(c *sconn, id uint32, n int64) {
+	s.handle(func(c *sconn, id uint32, n int64) {
 		switch {
 		case n%5 == 0:
 			_ = c.fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
@@ -62,7 +62,7 @@ func testResetStream(t *testing.T, loops int) {
 			answered.Add(1)
 			c.respond(id, 200, []byte("ok"))
 		}
-	}
+	})
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 60, Loops: loops})
 	checkCounts(t, res)
@@ -85,12 +85,12 @@ func TestMaxConcurrentStreams(t *testing.T) { bothEngines(t, testMaxConcurrentSt
 func testMaxConcurrentStreams(t *testing.T, loops int) {
 	var violations atomic.Int64
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 1}}})
-	s.onRequest = func(c *sconn, id uint32, n int64) {
+	s.handle(func(c *sconn, id uint32, n int64) {
 		if c.otherHeaders(20 * time.Millisecond) {
 			violations.Add(1)
 		}
 		c.respond(id, 200, []byte("ok"))
-	}
+	})
 	cfg := clientConfig(t, s.addr, false, nil, 10, 10*time.Second)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30, Loops: loops})
 	checkCounts(t, res)
@@ -107,7 +107,7 @@ func TestFlowControlStall(t *testing.T) { bothEngines(t, testFlowControlStall) }
 
 func testFlowControlStall(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 10}}})
-	s.onRequest = func(*sconn, uint32, int64) {}
+	s.handle(func(*sconn, uint32, int64) {})
 	req := &h1.Request{Method: "POST", Target: "/", Host: "x", Body: make([]byte, 1000)}
 	cfg := clientConfig(t, s.addr, false, req, 1, 300*time.Millisecond)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 2, Loops: loops})
@@ -148,7 +148,7 @@ func testHeaderListTooLarge(t *testing.T, loops int) {
 	for i := range 200 {
 		big = append(big, "x-big-"+string(rune('a'+i%26))+strings.Repeat("k", i/26), strings.Repeat("v", 500))
 	}
-	s.onRequest = func(c *sconn, id uint32, n int64) {
+	s.handle(func(c *sconn, id uint32, n int64) {
 		if n%2 == 0 {
 			c.respond(id, 200, []byte("ok"))
 			return
@@ -160,7 +160,7 @@ func testHeaderListTooLarge(t *testing.T, loops int) {
 			_ = c.fr.WriteContinuation(id, k == len(p), p[:k])
 			p = p[k:]
 		}
-	}
+	})
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 20, Loops: loops})
 	checkCounts(t, res)
@@ -177,12 +177,12 @@ func TestCloseMidStream(t *testing.T) { bothEngines(t, testCloseMidStream) }
 
 func testCloseMidStream(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{})
-	s.onRequest = func(c *sconn, id uint32, n int64) {
+	s.handle(func(c *sconn, id uint32, n int64) {
 		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.headers(200), EndHeaders: true})
 		_ = c.fr.WriteData(id, false, []byte("part"))
 		time.Sleep(10 * time.Millisecond)
 		_ = c.nc.Close()
-	}
+	})
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 3, Loops: loops})
 	checkCounts(t, res)
@@ -219,7 +219,7 @@ func TestServerClosesBetweenRequests(t *testing.T) { bothEngines(t, testServerCl
 func testServerClosesBetweenRequests(t *testing.T, loops int) {
 	var answered atomic.Int64
 	s := startScripted(t, &scripted{})
-	s.onRequest = func(c *sconn, id uint32, n int64) {
+	s.handle(func(c *sconn, id uint32, n int64) {
 		if c.n > 3 {
 			_ = c.nc.Close()
 			return
@@ -230,7 +230,7 @@ func testServerClosesBetweenRequests(t *testing.T, loops int) {
 			time.Sleep(5 * time.Millisecond)
 			_ = c.nc.Close()
 		}
-	}
+	})
 	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30, Loops: loops})
 	checkCounts(t, res)
@@ -247,7 +247,7 @@ func TestServerNeverAnswers(t *testing.T) { bothEngines(t, testServerNeverAnswer
 
 func testServerNeverAnswers(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{})
-	s.onRequest = func(*sconn, uint32, int64) {}
+	s.handle(func(*sconn, uint32, int64) {})
 	cfg := clientConfig(t, s.addr, false, nil, 4, 200*time.Millisecond)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 8, Loops: loops})
 	checkCounts(t, res)

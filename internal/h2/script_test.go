@@ -23,8 +23,9 @@ type scripted struct {
 	addr       string
 	settings   []http2.Setting
 	noSettings bool
+	mu         sync.Mutex
 	// onRequest answers request n (from 1, over all connections) on
-	// stream id; nil answers 200 "ok".
+	// stream id; nil answers 200 "ok". Set with handle.
 	onRequest func(c *sconn, id uint32, n int64)
 
 	requests atomic.Int64 // request HEADERS received
@@ -77,7 +78,17 @@ func startScripted(t *testing.T, s *scripted) *scripted {
 	return s
 }
 
+// handle sets how the server answers requests (see onRequest).
+func (s *scripted) handle(f func(c *sconn, id uint32, n int64)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRequest = f
+}
+
 func (s *scripted) serve(nc net.Conn) {
+	s.mu.Lock()
+	onRequest := s.onRequest
+	s.mu.Unlock()
 	defer nc.Close()
 	c := &sconn{nc: nc, fr: http2.NewFramer(nc, nc), s: s}
 	c.enc = hpack.NewEncoder(&c.buf)
@@ -97,10 +108,10 @@ func (s *scripted) serve(nc net.Conn) {
 		case *http2.HeadersFrame:
 			n := s.requests.Add(1)
 			c.n++
-			if s.onRequest == nil {
+			if onRequest == nil {
 				c.respond(f.StreamID, 200, []byte("ok"))
 			} else {
-				s.onRequest(c, f.StreamID, n)
+				onRequest(c, f.StreamID, n)
 			}
 		case *http2.DataFrame:
 			s.bodyIn.Add(int64(len(f.Data())))
