@@ -67,6 +67,16 @@ type Config struct {
 	// at a time.
 	Pipeline int
 
+	// Protocol is the HTTP version spoken: ProtocolHTTP1 ("" = it),
+	// ProtocolHTTP2 (https:// URLs, ALPN "h2") or ProtocolH2C (http://
+	// URLs, prior knowledge). HTTP/2 connections are always kept alive.
+	Protocol string
+	// Streams is the most requests in flight on each HTTP/2 connection
+	// (h2load's -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS may
+	// lower it. Works in rate mode too. 0 = 1; at most MaxStreams; HTTP/2
+	// only.
+	Streams int
+
 	Timeout          time.Duration // deadline of connect, handshake and each request; 0 = 30 s (ab's -s)
 	ConnectTimeout   time.Duration // deadline of dial plus TLS handshake; 0 = Timeout
 	FirstByteTimeout time.Duration // request written to first response byte; 0 = only Timeout

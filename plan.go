@@ -13,6 +13,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/evloop"
+	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/stats"
@@ -34,6 +35,7 @@ type Plan struct {
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
 	multi  *multiTarget // several targets (targets.go); nil = one
+	h2     *h2.Config // HTTP/2 clients' configuration; nil = HTTP/1.1
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
@@ -48,6 +50,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkProtocol(t); err != nil {
 		return nil, err
 	}
 	p := &Plan{cfg: cfg, target: t}
@@ -73,6 +78,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
+		return nil, err
+	}
+	if p.h2, err = newH2(&cfg, t, req, p.client); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {
@@ -260,6 +268,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		lc.KeepOpen = o.carry && p.client.KeepAlive
 		lc.NewConn = p.pool.newConn
 	}
+	p.useH2(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) {
@@ -295,7 +304,8 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			BodyLength:     int64(len(cfg.Body)),
 			VariableLength: cfg.VariableLength,
 			TLSVerify:      t.tls && !cfg.TLS.Insecure,
-			Engine:         "h1",
+			Engine:         cfg.protocol(),
+			Streams:        cfg.streams(),
 			Compressed:     cfg.Compressed,
 			Rate:           cfg.Rate.PerSecond(),
 			Pipeline:       cfg.Pipeline,
@@ -419,4 +429,4 @@ func resolve(host string) (string, error) {
 	return addrs[0].IP.String(), nil
 }
 
-func (c *Config) keepAlive() bool { return c.KeepAlive || c.Pipeline > 1 }
+func (c *Config) keepAlive() bool { return c.KeepAlive || c.Pipeline > 1 || c.http2() }

@@ -76,11 +76,12 @@ type Target struct {
 	Timeout        time.Duration `json:"timeout"`    // -s
 	Rate           float64       `json:"rate,omitempty"`
 	Pipeline       int           `json:"pipeline,omitempty"` // requests sent at once per connection; 0 = no pipelining
+	Streams        int           `json:"streams,omitempty"`  // HTTP/2: the most requests in flight per connection; 0 = HTTP/1.1
 	KeepAlive      bool          `json:"keep_alive"`
 	BodyLength     int64         `json:"body_length"`     // request body bytes (-p/-u)
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
-	Engine         string        `json:"engine"`
+	Engine         string        `json:"engine"` // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
 	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
 
 	// Shard is the part of a split load this run carried (--shard I/N):

@@ -127,6 +127,18 @@ var abSpecs = []flagSpec{
 		o.cfg.KeepAlive = true
 		return err
 	}),
+	opt(0, "http2", "", "Speak HTTP/2 over TLS (https:// URLs; ALPN h2, an error if the\nserver does not choose it); connections are kept alive", func(o *options, _ string) error {
+		o.cfg.Protocol = gb.ProtocolHTTP2
+		return nil
+	}),
+	opt(0, "h2c", "", "Speak HTTP/2 over cleartext TCP (http:// URLs, prior knowledge)", func(o *options, _ string) error {
+		o.cfg.Protocol = gb.ProtocolH2C
+		return nil
+	}),
+	opt(0, "streams", "n", "HTTP/2: requests in flight on each connection (h2load's -m;\ndefault 1); the server's MAX_CONCURRENT_STREAMS may lower it", func(o *options, v string) (err error) {
+		o.cfg.Streams, err = getopt.Positive(v)
+		return err
+	}),
 	opt(0, "engine", "name", "How connections are driven: loop (event loops over epoll),\ngoroutine (one per connection) or auto (default: loop on Linux)", func(o *options, v string) error {
 		switch v {
 		case "auto", "loop", "goroutine":

@@ -125,17 +125,20 @@ func (c *Config) TLSSession() (TLSInfo, bool) {
 }
 
 // noteTLS records the first completed handshake's details.
-func (f *Fast) noteTLS(tc *tls.Conn) {
-	f.cfg.tlsOnce.Do(func() {
+func (f *Fast) noteTLS(tc *tls.Conn) { f.cfg.noteTLS(tc) }
+
+// noteTLS records the first completed handshake's details.
+func (c *Config) noteTLS(tc *tls.Conn) {
+	c.tlsOnce.Do(func() {
 		st := tc.ConnectionState()
-		f.cfg.tlsInfo = TLSInfo{
+		c.tlsInfo = TLSInfo{
 			Version:    tlsVersionName(st.Version),
 			Cipher:     tls.CipherSuiteName(st.CipherSuite),
 			ServerName: st.ServerName,
 		}
-		f.cfg.tlsInfo.TempKey = tempKey(st.CurveID)
+		c.tlsInfo.TempKey = tempKey(st.CurveID)
 		if len(st.PeerCertificates) > 0 {
-			f.cfg.tlsInfo.KeyBits = keyBits(st.PeerCertificates[0].PublicKey)
+			c.tlsInfo.KeyBits = keyBits(st.PeerCertificates[0].PublicKey)
 		}
 	})
 }

@@ -48,20 +48,38 @@ func (t *Tunnel) request() []byte {
 // maxConnectReply bounds the proxy's answer to CONNECT, in bytes.
 const maxConnectReply = 16 << 10
 
-// Dial opens one connection as the run's connections are opened: to the
-// socket Network and Addr name (the event loop's when ctx carries a task,
-// see NewFast), through the Tunnel when one is set, then the TLS
-// handshake when TLS is set, all within the connect timeout. The caller
-// owns the connection (a *tls.Conn with TLS). Dial is what another
-// protocol's client (HTTP/2) calls to reach the server as Fast does.
-func (c *Config) Dial(ctx context.Context) (net.Conn, error) {
-	var x load.Exchange
-	nc, o := c.open(ctx, c.dialer(ctx), &x)
-	if o != stats.OK {
-		return nil, x.Err
+// Dial opens one connection as the run's connections are opened: with d
+// (Dialer), to the socket Network and Addr name, through the Tunnel when
+// one is set, then the TLS handshake when TLS is set, all within the
+// connect timeout. It counts the connection in x.Opened (and x.Closed when
+// the tunnel or handshake fails), sets x.Handshake and x.Err, notes the
+// run's first TLS session, and returns the connection (a *tls.Conn with
+// TLS; the caller owns it) or the failure's outcome. Dial is what another
+// protocol's client (internal/h2) calls to reach the server as Fast does.
+func (c *Config) Dial(ctx context.Context, d ContextDialer, x *load.Exchange) (net.Conn, stats.Outcome) {
+	nc, o := c.open(ctx, d, x)
+	if tc, ok := nc.(*tls.Conn); ok {
+		c.noteTLS(tc)
 	}
-	return nc, nil
+	return nc, o
 }
+
+// Dialer returns the dialer a client whose dials use ctx should use: an
+// evloop.Dialer when ctx carries an event-loop task, else a net.Dialer,
+// both with the connect timeout, the local address and SockBuf. For
+// clients of other protocols over the same Config (internal/h2).
+func (c *Config) Dialer(ctx context.Context) ContextDialer { return c.dialer(ctx) }
+
+// DialTimeout is the deadline of a dial plus its TLS handshake: the
+// connect timeout, else Timeout, else 30 s.
+func (c *Config) DialTimeout() time.Duration { return c.connectTimeout() }
+
+// IsTimeout reports whether err is a deadline or timeout error.
+func IsTimeout(err error) bool { return isTimeout(err) }
+
+// IsPeerGone reports whether err means the server closed or reset the
+// connection.
+func IsPeerGone(err error) bool { return isPeerGone(err) }
 
 // open dials with d, tunnels and handshakes a new connection, noting in x
 // what it opened and closed, the handshake's duration and, on failure,

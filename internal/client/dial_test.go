@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -130,8 +131,10 @@ func TestTunnelReplies(t *testing.T) {
 func TestDialUnixMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.sock")
 	cfg := &Config{Network: "unix", Addr: path, Timeout: time.Second}
-	_, err := cfg.Dial(context.Background())
-	if err == nil || err.Error() != "cannot connect to unix socket "+path+": no such file or directory" ||
+	var x load.Exchange
+	_, o := cfg.Dial(context.Background(), cfg.Dialer(context.Background()), &x)
+	err := x.Err
+	if o != stats.FailConnect || err == nil || err.Error() != "cannot connect to unix socket "+path+": no such file or directory" ||
 		classifyDial(err) != stats.FailConnect {
 		t.Fatalf("Dial: %v", err)
 	}

@@ -31,6 +31,10 @@ type worker struct {
 
 // loop sends requests until the budget is spent or the run stops.
 func (w *worker) loop() {
+	if s, ok := w.conn.(Streamer); ok {
+		w.loopStreams(s)
+		return
+	}
 	if b, ok := w.conn.(Batcher); ok && w.run.cfg.Pipeline > 1 {
 		w.loopBatch(b)
 		return

@@ -52,6 +52,9 @@ func writeExtra(w io.Writer, r *stats.Result) {
 func extraLines(r *stats.Result, line func(key, value string)) {
 	c := &r.Counts
 	line("latency model", latencyModel(r))
+	if p := protocolLine(&r.Target); p != "" {
+		line("protocol", p)
+	}
 	line("stopped by", stoppedBy(r))
 	if s := r.Target.Shard; s.Count > 0 {
 		line("shard", fmt.Sprintf("%d/%d: this process's share of the load (gb merge combines the shards)", s.Index, s.Count))

@@ -1,0 +1,102 @@
+package gb
+
+import (
+	"context"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/h2"
+	"github.com/gb-bench/gb/internal/load"
+)
+
+// The protocols (Config.Protocol).
+const (
+	ProtocolHTTP1 = "h1"  // HTTP/1.1, the default
+	ProtocolHTTP2 = "h2"  // HTTP/2 over TLS, negotiated with ALPN "h2" (https:// URLs)
+	ProtocolH2C   = "h2c" // HTTP/2 over cleartext TCP with prior knowledge (http:// URLs)
+)
+
+// MaxStreams is the most streams per HTTP/2 connection a Config may ask
+// for (Config.Streams).
+const MaxStreams = 1024
+
+// protocol is c.Protocol spelled as Result.Target.Engine says it.
+func (c *Config) protocol() string {
+	if c.Protocol == "" {
+		return ProtocolHTTP1
+	}
+	return c.Protocol
+}
+
+// http2 reports whether c speaks HTTP/2 (h2 or h2c).
+func (c *Config) http2() bool { return c.Protocol == ProtocolHTTP2 || c.Protocol == ProtocolH2C }
+
+// streams is the streams per connection the Result records: 0 for
+// HTTP/1.1.
+func (c *Config) streams() int {
+	if !c.http2() {
+		return 0
+	}
+	return max(c.Streams, 1)
+}
+
+// checkProtocol refuses what the protocol cannot do with t, in the
+// command line's words.
+func (c *Config) checkProtocol(t *target) error {
+	switch c.Protocol {
+	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C:
+	default:
+		return configErr(false, "unknown protocol %q (want h1, h2 or h2c)", c.Protocol)
+	}
+	switch {
+	case c.Streams < 0 || c.Streams > MaxStreams:
+		return configErr(false, "--streams %d is out of range [1..%d]", c.Streams, MaxStreams)
+	case !c.http2() && c.Streams > 1:
+		return configErr(false, "--streams is HTTP/2's: add --http2 (https://) or --h2c (http://)")
+	case !c.http2():
+		return nil
+	case c.Protocol == ProtocolHTTP2 && !t.tls:
+		return configErr(false, "--http2 needs an https:// URL (use --h2c for HTTP/2 over cleartext)")
+	case c.Protocol == ProtocolH2C && t.tls:
+		return configErr(false, "--h2c needs an http:// URL (use --http2 for HTTP/2 over TLS)")
+	case c.Pipeline > 1:
+		return configErr(false, "--pipeline is HTTP/1.1's: use --streams with HTTP/2")
+	case c.Proxy != "":
+		return configErr(false, "-X is not supported with HTTP/2")
+	case c.FirstByteTimeout > 0 || c.HeaderTimeout > 0 || c.IdleTimeout > 0:
+		return configErr(false, "--first-byte-timeout, --header-timeout and --idle-timeout are not supported with HTTP/2 (-s applies)")
+	case len(c.targetList()) > 1:
+		return configErr(false, "several targets are not supported with HTTP/2 yet: give one URL")
+	case c.Compressed:
+		return configErr(false, "--compressed is not supported with HTTP/2 yet")
+	}
+	return nil
+}
+
+// newH2 is the HTTP/2 clients' shared configuration, nil for HTTP/1.1:
+// req encoded once, and ALPN "h2" offered on TLS.
+func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config) (*h2.Config, error) {
+	if !cfg.http2() {
+		return nil, nil
+	}
+	scheme := "http"
+	if cc.TLS != nil {
+		cc.TLS.NextProtos = []string{"h2", "http/1.1"} // a server without h2 then says what it speaks
+		scheme = "https"
+	}
+	hc, err := h2.NewConfig(cc, req, scheme, cfg.streams())
+	if err != nil {
+		return nil, configErr(false, "%v", err)
+	}
+	return hc, nil
+}
+
+// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2.
+// Their connections are not carried between steps.
+func (p *Plan) useH2(lc *load.Config) {
+	if p.h2 == nil {
+		return
+	}
+	lc.KeepOpen = false
+	lc.NewConn = func(ctx context.Context) load.Conn { return h2.New(ctx, p.h2) }
+}

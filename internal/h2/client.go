@@ -1,0 +1,337 @@
+package h2
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// Client is one worker's HTTP/2 connection (reopened as needed) with up
+// to Config.Streams requests in flight on it. It implements load.Streamer
+// (and load.Conn, one request at a time). Everything but Interrupt runs
+// on the worker's goroutine or task.
+type Client struct {
+	cfg    *Config
+	ctx    context.Context
+	dialer client.ContextDialer
+	stop   atomic.Bool
+	live   atomic.Pointer[connRef] // the open connection, for Interrupt
+
+	nc  net.Conn // nil = no connection
+	fr  *http2.Framer
+	dec *hpack.Decoder
+	in  inbuf
+	out outbuf
+
+	streams []stream  // Config.Streams slots
+	done    []*stream // ended, not yet returned by Next
+	head    int       // next of done to return
+	active  int       // streams open on the connection
+	queued  int       // streams waiting for a new connection (GOAWAY, REFUSED_STREAM)
+
+	nextID     uint32
+	maxStreams int   // the server's SETTINGS_MAX_CONCURRENT_STREAMS
+	initWin    int32 // the server's SETTINGS_INITIAL_WINDOW_SIZE: each new stream's send window
+	sendWin    int32 // the connection's send window
+	maxFrame   int   // the server's SETTINGS_MAX_FRAME_SIZE
+	recvUsed   int   // DATA bytes received since our last connection WINDOW_UPDATE
+	settings   bool  // the server's SETTINGS arrived
+	draining   bool  // no new streams on this connection (GOAWAY, ids spent)
+	lastID     uint32
+	goAwayErr  error     // a GOAWAY's error code: the failure of what is still open when the connection ends
+	served     int       // responses completed on this connection
+	armed      time.Time // deadline set on nc; zero = none
+	now        time.Time // when the last read returned
+	unsent     bool      // streams were opened (or bodies queued) since the last flush
+	unsentReqs int       // requests opened since the last flush
+	carryIn    int64     // connection-level bytes read, for the next exchange to end
+	carryOut   int64     // connection-level bytes written, likewise
+	carryClose int       // connections closed, likewise
+
+	// the header block being decoded
+	cur       *stream // its stream; nil = discard (a stream that ended)
+	curID     uint32
+	curEnd    bool // the block's HEADERS frame had END_STREAM
+	hdrBytes  int
+	hdrFields int
+	hdrBad    bool
+	status    int
+	blockLen  int    // encoded bytes of the block so far
+	full      bool   // decode the whole block: the connection's first response
+	server    []byte // the Server field of the connection's first response
+}
+
+var _ load.Streamer = (*Client)(nil)
+
+// connRef publishes the open connection to Interrupt, which runs on another
+// goroutine.
+type connRef struct{ nc net.Conn }
+
+// New returns a client for one worker. ctx ends dials when the run stops;
+// when it carries an event-loop task the client dials and does all its
+// I/O on that task (as client.NewFast). The connection is opened by the
+// first request.
+func New(ctx context.Context, cfg *Config) *Client {
+	c := &Client{cfg: cfg, ctx: ctx, dialer: cfg.Client.Dialer(ctx), streams: make([]stream, cfg.Streams)}
+	c.done = make([]*stream, 0, cfg.Streams)
+	c.in.buf = make([]byte, max(cfg.Client.BufferSize, minFrameSize)+frameHeaderLen)
+	c.fr = http2.NewFramer(&c.out, &c.in)
+	c.fr.SetReuseFrames()
+	c.fr.SetMaxReadFrameSize(minFrameSize)
+	c.fr.MaxHeaderListSize = uint32(cfg.maxHeaderBytes())
+	return c
+}
+
+const frameHeaderLen = 9
+
+// Our SETTINGS: a large stream window and connection window (h2load's
+// defaults, 2^30-1), so that flow control never slows the responses.
+const (
+	recvWindow  = 1<<30 - 1
+	initialConn = 65535 // every connection's window before WINDOW_UPDATE (RFC 9113 §6.9.2)
+)
+
+// Interrupt makes the current or next Next return with the exchanges in
+// flight failed; the worker then counts them as aborted.
+func (c *Client) Interrupt() {
+	c.stop.Store(true)
+	if ref := c.live.Load(); ref != nil {
+		_ = ref.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// Close closes the connection and reports whether one was open.
+func (c *Client) Close() bool {
+	if c.nc == nil {
+		return false
+	}
+	c.closeConn()
+	c.carryClose = 0
+	return true
+}
+
+// Room is how many more requests Start may begin; see load.Streamer.
+func (c *Client) Room() int {
+	inFlight := c.active + c.queued + len(c.done) - c.head
+	n := c.cfg.Streams - inFlight
+	if c.nc != nil {
+		if c.draining {
+			n = 0
+		}
+		n = min(n, c.maxStreams-c.active)
+	}
+	if inFlight == 0 {
+		return max(n, 1)
+	}
+	return max(n, 0)
+}
+
+// Do sends one request and waits for its response (load.Conn).
+func (c *Client) Do(x *load.Exchange) stats.Outcome {
+	if o, done := c.Start(x); done {
+		return o
+	}
+	for {
+		if y, o := c.Next(time.Time{}); y == x {
+			return o
+		}
+	}
+}
+
+// Start begins request x; see load.Streamer.
+func (c *Client) Start(x *load.Exchange) (stats.Outcome, bool) {
+	x.Start = time.Now()
+	if c.nc != nil && c.draining && c.active == 0 {
+		c.closeConn() // a drained connection: this request opens the next
+	}
+	if c.nc == nil {
+		if o, ok := c.connect(x); !ok {
+			x.Done = time.Now()
+			c.settle(x)
+			return o, true
+		}
+	} else {
+		x.Connected = x.Start
+	}
+	if c.maxStreams <= 0 {
+		x.Err, x.Done = errNoStreams, time.Now()
+		c.draining = true // the next request tries a new connection
+		c.settle(x)
+		return stats.FailProtocol, true
+	}
+	s := c.freeStream()
+	s.x, s.retried = x, false
+	c.open(s)
+	return stats.OK, false
+}
+
+// Next sends what Start queued and returns the next exchange to end; see
+// load.Streamer.
+func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
+	for {
+		if c.head < len(c.done) {
+			s := c.done[c.head]
+			c.head++
+			if c.head == len(c.done) {
+				c.done, c.head = c.done[:0], 0
+			}
+			x, o := s.x, s.outcome
+			s.x, s.state = nil, free
+			return x, o
+		}
+		if c.queued > 0 && c.canResend() {
+			c.resend()
+			if c.head < len(c.done) {
+				continue
+			}
+		}
+		if c.active == 0 {
+			if c.queued == 0 {
+				return nil, stats.OK
+			}
+			continue
+		}
+		if err := c.process(); err != nil {
+			c.fail(err)
+			continue
+		}
+		if c.head < len(c.done) || c.active == 0 || (c.queued > 0 && c.canResend()) {
+			continue
+		}
+		// Nothing more to return before a read: write every request the
+		// worker started since the last read (and the acknowledgements
+		// and window updates) in one go.
+		if len(c.out.buf) > 0 && !c.holdBack(until) {
+			c.arm(time.Time{}) // a write is bounded by the streams' deadlines, never by until
+			if err := c.flush(); err != nil {
+				c.fail(err)
+				continue
+			}
+		}
+		c.arm(until)
+		if err := c.fill(); err != nil {
+			if !client.IsTimeout(err) || c.stop.Load() {
+				c.fail(err)
+				continue
+			}
+			now := time.Now()
+			c.armed = time.Time{} // it passed: re-arm
+			c.expire(now)
+			if !until.IsZero() && !now.Before(until) && c.head == len(c.done) {
+				return nil, stats.OK
+			}
+		}
+	}
+}
+
+// holdBack reports whether the requests started since the last write
+// should wait for the next read, to go out together with those the
+// streams it frees will start: in a closed loop, while more than half of
+// the connection's streams are still on the wire. One write then carries
+// several requests, as h2load's do, instead of one per response read. A
+// request's latency counts from its write (see flush), as HTTP/1.1's
+// does; in rate mode nothing waits.
+func (c *Client) holdBack(until time.Time) bool {
+	if !until.IsZero() || c.unsentReqs == 0 {
+		return false
+	}
+	limit := min(c.cfg.Streams, c.maxStreams)
+	return 2*(c.active-c.unsentReqs) > limit
+}
+
+// canResend reports whether queued streams can go now: on the
+// connection (it takes new streams and has room), or on a new one (the
+// old one has drained).
+func (c *Client) canResend() bool {
+	return c.active == 0 || (c.nc != nil && !c.draining && c.active < c.maxStreams)
+}
+
+// arm sets the connection's deadline to the earliest of the streams'
+// deadlines and until. In a closed loop the deadline only moves when it
+// would be more than timeout/64 early (as client.Fast does), so a busy
+// connection rarely pays for a timer update; a read that times out
+// before a stream's deadline only re-arms.
+func (c *Client) arm(until time.Time) {
+	want := until
+	for i := range c.streams {
+		s := &c.streams[i]
+		if s.state == open && (want.IsZero() || s.deadline.Before(want)) {
+			want = s.deadline
+		}
+	}
+	d := c.cfg.Client.Timeout
+	if want.Before(c.armed) || want.Sub(c.armed) > d/64 || (!until.IsZero() && !want.Equal(c.armed)) {
+		_ = c.nc.SetDeadline(want)
+		c.armed = want
+	}
+	if c.stop.Load() {
+		_ = c.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+// flush writes what is queued for the connection and marks the streams
+// whose request is now fully written.
+func (c *Client) flush() error {
+	if len(c.out.buf) == 0 {
+		return nil
+	}
+	var sending time.Time
+	if c.unsentReqs > 0 {
+		sending = time.Now()
+	}
+	_, err := c.nc.Write(c.out.buf)
+	c.out.buf = c.out.buf[:0]
+	if err != nil {
+		return err
+	}
+	if c.unsent {
+		c.unsent, c.unsentReqs = false, 0
+		now := time.Now()
+		for i := range c.streams {
+			s := &c.streams[i]
+			if s.state != open || s.written {
+				continue
+			}
+			if x := s.x; x.Connected.Equal(x.Start) && sending.After(x.Start) {
+				// held back on a ready connection: the request starts now
+				x.Start, x.Connected = sending, sending
+				s.deadline = sending.Add(c.cfg.Client.Timeout)
+			}
+			if len(s.body) == 0 {
+				s.written = true
+				s.x.Written = now
+			}
+		}
+	}
+	return nil
+}
+
+// fill reads what the connection has into the input buffer.
+func (c *Client) fill() error {
+	if err := c.in.makeRoom(); err != nil {
+		return err
+	}
+	n, err := c.nc.Read(c.in.buf[c.in.w:])
+	c.in.w += n
+	c.now = time.Now()
+	return err
+}
+
+// closeConn closes the connection; the next exchange to end counts it.
+func (c *Client) closeConn() {
+	_ = c.nc.Close()
+	c.nc = nil
+	c.live.Store(nil)
+	c.carryClose++
+	c.out.buf = c.out.buf[:0]
+	c.unsent, c.unsentReqs = false, 0
+}

@@ -1,0 +1,456 @@
+package h2
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// ALPNError is a TLS server that did not choose "h2": every connection
+// would fail the same way, so the run stops on the first (load.Fatal).
+type ALPNError struct{ Got string } // the protocol it chose; "" = none
+
+func (e *ALPNError) Error() string {
+	if e.Got == "" {
+		return "the server did not negotiate HTTP/2 (no ALPN protocol)"
+	}
+	return fmt.Sprintf("the server did not negotiate HTTP/2 (ALPN gave %q)", e.Got)
+}
+
+// NotH2Error is a server whose first bytes are not an HTTP/2 SETTINGS
+// frame (an HTTP/1.1 server answering h2c's preface): the run stops on it.
+type NotH2Error struct{ First []byte } // up to 32 of its first bytes
+
+func (e *NotH2Error) Error() string {
+	return fmt.Sprintf("the server does not speak HTTP/2: its first bytes are %q, not a SETTINGS frame", e.First)
+}
+
+// connect opens a connection for x: dial, TLS with ALPN h2 (or h2c),
+// the client preface with gb's SETTINGS and connection window, and the
+// server's SETTINGS, within the connect timeout. x is ready (connected)
+// once the server's SETTINGS arrived.
+func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
+	if c.stop.Load() {
+		return stats.AbortedSignal, false // the worker relabels it with the stop's cause
+	}
+	cc := c.cfg.Client
+	nc, o := cc.Dial(c.ctx, c.dialer, x)
+	if o != stats.OK {
+		return o, false
+	}
+	if tc, ok := nc.(*tls.Conn); ok {
+		if p := tc.ConnectionState().NegotiatedProtocol; p != http2.NextProtoTLS {
+			_ = nc.Close()
+			x.Closed++
+			x.Err = &load.Fatal{Err: &ALPNError{Got: p}}
+			return stats.FailTLS, false
+		}
+	}
+	c.reset()
+	c.nc = nc
+	c.live.Store(&connRef{nc})
+	c.out.buf = append(c.out.buf, http2.ClientPreface...)
+	_ = c.fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+		http2.Setting{ID: http2.SettingInitialWindowSize, Val: recvWindow},
+		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: uint32(c.cfg.maxHeaderBytes())})
+	_ = c.fr.WriteWindowUpdate(0, recvWindow-initialConn)
+	c.carryOut += int64(len(c.out.buf))
+	if err := c.awaitSettings(time.Now().Add(cc.DialTimeout())); err != nil {
+		c.closeConn()
+		c.carryClose--
+		x.Closed++
+		x.Err = err
+		var not *NotH2Error
+		switch {
+		case errors.As(err, &not):
+			x.Err = &load.Fatal{Err: err}
+			return stats.FailProtocol, false
+		case client.IsTimeout(err) && !c.stop.Load():
+			x.Err = errNoSettings
+			return stats.TimeoutConnect, false
+		}
+		return stats.FailConnect, false
+	}
+	x.Connected = time.Now()
+	x.Ready()
+	return stats.OK, true
+}
+
+// reset readies the client's state for a new connection.
+func (c *Client) reset() {
+	c.in.reset()
+	c.out.buf = c.out.buf[:0]
+	c.fr = http2.NewFramer(&c.out, &c.in)
+	c.fr.SetReuseFrames()
+	c.fr.SetMaxReadFrameSize(minFrameSize)
+	c.fr.MaxHeaderListSize = uint32(c.cfg.maxHeaderBytes())
+	c.dec = hpack.NewDecoder(4096, c.emit)
+	c.dec.SetMaxStringLength(c.cfg.maxHeaderBytes())
+	c.nextID, c.lastID = 1, 0
+	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
+	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
+	c.recvUsed, c.settings, c.draining, c.served, c.full = 0, false, false, 0, true
+	c.armed, c.unsent, c.unsentReqs, c.goAwayErr = time.Time{}, false, 0, nil
+}
+
+// awaitSettings sends the preface and reads until the server's SETTINGS
+// frame has been handled, or deadline.
+func (c *Client) awaitSettings(deadline time.Time) error {
+	_ = c.nc.SetDeadline(deadline)
+	c.armed = deadline
+	if c.stop.Load() {
+		_ = c.nc.SetDeadline(aLongTimeAgo)
+	}
+	err := c.flush()
+	for err == nil && !c.settings {
+		if err = c.process(); err == nil && !c.settings {
+			err = c.fill()
+		}
+	}
+	if err == nil {
+		err = c.flush() // the SETTINGS acknowledgement
+	}
+	return err
+}
+
+// process handles every whole frame buffered.
+func (c *Client) process() error {
+	for {
+		if !c.settings && c.in.w-c.in.r >= frameHeaderLen && c.in.frameType() != byte(http2.FrameSettings) {
+			return &NotH2Error{First: append([]byte(nil), c.in.buf[c.in.r:min(c.in.w, c.in.r+32)]...)}
+		}
+		n := c.in.frame()
+		if n == 0 {
+			return nil
+		}
+		fh, err := c.fr.ReadFrameHeader()
+		if err == nil && fh.Type == http2.FrameHeaders && fh.StreamID != 0 &&
+			fh.Flags&(http2.FlagHeadersPadded|http2.FlagHeadersPriority) == 0 {
+			// Without padding or priority a HEADERS frame's payload is
+			// its header block fragment (RFC 9113 §6.2): decoded where it
+			// lies, it costs the Framer's HeadersFrame allocation.
+			frag := c.in.buf[c.in.r : c.in.r+int(fh.Length)]
+			c.in.r += int(fh.Length)
+			err = c.onHeaders(fh.StreamID, frag, fh.Flags.Has(http2.FlagHeadersEndHeaders), fh.Flags.Has(http2.FlagHeadersEndStream), true, int64(n))
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var f http2.Frame
+		if err == nil {
+			f, err = c.fr.ReadFrameForHeader(fh)
+		}
+		if err != nil {
+			if err = c.streamError(err, int64(n)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := c.handle(f, int64(n)); err != nil {
+			return err
+		}
+	}
+}
+
+// streamError ends the stream a frame error names (http2.StreamError) and
+// returns nil, or returns err, a connection error.
+func (c *Client) streamError(err error, n int64) error {
+	var se http2.StreamError
+	if !errors.As(err, &se) {
+		return err
+	}
+	c.carryIn += n
+	if s := c.find(se.StreamID); s != nil {
+		c.end(s, stats.FailProtocol, se)
+	}
+	return nil
+}
+
+// handle acts on one frame of n bytes.
+func (c *Client) handle(f http2.Frame, n int64) error {
+	switch f := f.(type) {
+	case *http2.DataFrame:
+		c.onData(f, n)
+	case *http2.HeadersFrame:
+		return c.onHeaders(f.StreamID, f.HeaderBlockFragment(), f.HeadersEnded(), f.StreamEnded(), true, n)
+	case *http2.ContinuationFrame:
+		return c.onHeaders(f.StreamID, f.HeaderBlockFragment(), f.HeadersEnded(), c.curEnd, false, n)
+	case *http2.SettingsFrame:
+		return c.onSettings(f, n)
+	case *http2.WindowUpdateFrame:
+		return c.onWindow(f, n)
+	case *http2.PingFrame:
+		c.carryIn += n
+		if !f.IsAck() {
+			_ = c.fr.WritePing(true, f.Data)
+			c.carryOut += frameHeaderLen + 8
+		}
+	case *http2.RSTStreamFrame:
+		c.onReset(f, n)
+	case *http2.GoAwayFrame:
+		c.onGoAway(f, n)
+	case *http2.PushPromiseFrame:
+		return http2.ConnectionError(http2.ErrCodeProtocol) // gb disabled push
+	default:
+		c.carryIn += n
+	}
+	return nil
+}
+
+// count adds a frame's n bytes to its stream's exchange (or the
+// connection's, for the next exchange to end) and returns the stream.
+func (c *Client) count(id uint32, n int64) *stream {
+	s := c.find(id)
+	if s == nil {
+		c.carryIn += n
+		return nil
+	}
+	s.x.BytesIn += n
+	return s
+}
+
+// onHeaders feeds a HEADERS (first) or CONTINUATION fragment to the
+// decoder; the whole block is acted on at its end. Blocks of streams that
+// already ended are decoded all the same (the decoder's table must follow
+// the server's) and dropped.
+func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first bool, n int64) error {
+	s := c.count(id, n)
+	if first {
+		c.curID, c.curEnd = id, endStream
+		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen = 0, 0, false, 0, 0
+		c.dec.SetEmitEnabled(true)
+		if s != nil && !s.started {
+			s.started = true
+			s.x.FirstByte = c.now
+		}
+	}
+	c.cur = s
+	if c.blockLen += len(frag); !c.full && c.blockLen > c.cfg.maxHeaderBytes() {
+		c.hdrBad = true
+	}
+	if _, err := c.dec.Write(frag); err != nil {
+		return err
+	}
+	if !endHeaders {
+		return nil
+	}
+	c.cur = nil
+	if err := c.dec.Close(); err != nil {
+		return err
+	}
+	if s == nil {
+		return nil
+	}
+	if c.curEnd {
+		s.peerDone = true
+	}
+	switch {
+	case c.hdrBad:
+		c.end(s, stats.FailProtocol, errHeaderList)
+	case s.headers: // trailers
+		if !c.curEnd {
+			c.end(s, stats.FailProtocol, errNoStatus)
+		} else {
+			c.finish(s)
+		}
+	case c.status < 100 || c.status > 999 || c.status == 101:
+		c.end(s, stats.FailProtocol, errNoStatus)
+	case c.status < 200:
+		s.x.Info++
+		if c.curEnd {
+			c.end(s, stats.FailProtocol, errNoStatus)
+		}
+	default:
+		s.headers = true
+		s.x.Status, s.x.Server = c.status, c.server
+		c.full = false
+		if c.curEnd {
+			c.finish(s)
+		}
+	}
+	return nil
+}
+
+// emit is the decoder's callback for each field of a header block. The
+// connection's first response is decoded whole: its fields counted
+// against the limits, its Server field kept for all the connection's
+// responses. In the others only the first field, :status (RFC 9113
+// §8.3: pseudo-headers come first), is looked at: the decoder then stops
+// emitting, so it skips decoding the strings of fields the server did not
+// index (one allocation each in hpack), and the limit applies to the
+// block's encoded length instead (onHeaders).
+func (c *Client) emit(f hpack.HeaderField) {
+	c.hdrBytes += int(f.Size())
+	c.hdrFields++
+	if c.hdrBytes > c.cfg.maxHeaderBytes() || c.hdrFields > c.cfg.maxFields() {
+		c.hdrBad = true
+	}
+	s := c.cur
+	switch {
+	case s == nil || c.hdrBad:
+	case f.Name == ":status":
+		if len(f.Value) == 3 && !s.headers {
+			c.status = atoi3(f.Value)
+		}
+	case f.Name == "server" && c.full:
+		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
+	}
+	if !c.full {
+		c.dec.SetEmitEnabled(false)
+	}
+}
+
+// maxServer is the most of the Server field kept (stats.Server.Software).
+const maxServer = 64
+
+// atoi3 parses a three-digit status; 0 when it is not one.
+func atoi3(v string) int {
+	n := 0
+	for i := range 3 {
+		d := v[i] - '0'
+		if d > 9 {
+			return 0
+		}
+		n = n*10 + int(d)
+	}
+	return n
+}
+
+// finish ends s with its complete response.
+func (c *Client) finish(s *stream) {
+	if s.x.Status >= 200 && s.x.Status < 300 {
+		c.end(s, stats.OK, nil)
+		return
+	}
+	c.end(s, stats.Non2xx, nil)
+}
+
+// onData counts a DATA frame's body bytes and gives the windows back.
+func (c *Client) onData(f *http2.DataFrame, n int64) {
+	c.recvUsed += int(f.Length)
+	if s := c.count(f.StreamID, n); s != nil {
+		if f.StreamEnded() {
+			s.peerDone = true
+		}
+		switch {
+		case !s.headers:
+			c.end(s, stats.FailProtocol, errEarlyData)
+		case f.StreamEnded():
+			s.x.Body += int64(len(f.Data()))
+			c.finish(s)
+		default:
+			s.x.Body += int64(len(f.Data()))
+			if s.recvUsed += int(f.Length); s.recvUsed >= recvWindow/2 {
+				_ = c.fr.WriteWindowUpdate(s.id, uint32(s.recvUsed))
+				s.recvUsed = 0
+				c.carryOut += frameHeaderLen + 4
+			}
+		}
+	}
+	if c.recvUsed >= recvWindow/2 {
+		_ = c.fr.WriteWindowUpdate(0, uint32(c.recvUsed))
+		c.recvUsed = 0
+		c.carryOut += frameHeaderLen + 4
+	}
+}
+
+// onSettings applies the server's settings and acknowledges them.
+func (c *Client) onSettings(f *http2.SettingsFrame, n int64) error {
+	c.carryIn += n
+	if f.IsAck() {
+		return nil
+	}
+	for i := range f.NumSettings() {
+		s := f.Setting(i)
+		if err := s.Valid(); err != nil {
+			return err
+		}
+		switch s.ID {
+		case http2.SettingMaxConcurrentStreams:
+			c.maxStreams = int(min(s.Val, math.MaxInt32))
+		case http2.SettingInitialWindowSize:
+			delta := int32(s.Val) - c.initWin
+			for i := range c.streams {
+				if st := &c.streams[i]; st.state == open {
+					st.sendWin += delta
+				}
+			}
+			c.initWin = int32(s.Val)
+		case http2.SettingMaxFrameSize:
+			c.maxFrame = int(s.Val)
+		}
+	}
+	_ = c.fr.WriteSettingsAck()
+	c.carryOut += frameHeaderLen
+	c.settings = true
+	c.sendBodies()
+	return nil
+}
+
+// onWindow opens a send window and sends the bodies it lets through.
+func (c *Client) onWindow(f *http2.WindowUpdateFrame, n int64) error {
+	if f.StreamID == 0 {
+		c.carryIn += n
+		if int64(c.sendWin)+int64(f.Increment) > math.MaxInt32 {
+			return http2.ConnectionError(http2.ErrCodeFlowControl)
+		}
+		c.sendWin += int32(f.Increment)
+	} else if s := c.count(f.StreamID, n); s != nil {
+		if int64(s.sendWin)+int64(f.Increment) > math.MaxInt32 {
+			c.end(s, stats.FailProtocol, http2.StreamError{StreamID: s.id, Code: http2.ErrCodeFlowControl})
+			return nil
+		}
+		s.sendWin += int32(f.Increment)
+	}
+	c.sendBodies()
+	return nil
+}
+
+// onReset ends a stream the server reset; one it refused (not processed)
+// goes again on a new connection.
+func (c *Client) onReset(f *http2.RSTStreamFrame, n int64) {
+	s := c.count(f.StreamID, n)
+	if s == nil {
+		return
+	}
+	s.peerDone = true
+	err := resetError{f.ErrCode}
+	if f.ErrCode == http2.ErrCodeRefusedStream {
+		c.requeue(s, err)
+		return
+	}
+	c.end(s, stats.FailReset, err)
+}
+
+// onGoAway stops new streams on the connection; the streams the server
+// did not process (above its last stream id) go again on a new one.
+func (c *Client) onGoAway(f *http2.GoAwayFrame, n int64) {
+	c.carryIn += n
+	c.draining, c.lastID = true, f.LastStreamID
+	var err error = goAwayError{code: f.ErrCode}
+	for i := range c.streams {
+		if s := &c.streams[i]; s.state == open && s.id > f.LastStreamID {
+			s.peerDone = true
+			c.requeue(s, err)
+		}
+	}
+	if f.ErrCode != http2.ErrCodeNo {
+		c.goAwayErr = goAwayError{code: f.ErrCode, debug: string(f.DebugData())}
+	}
+}
+
+// isHpack reports whether err is a header-compression failure.
+func isHpack(err error) bool {
+	var de hpack.DecodingError
+	var ie hpack.InvalidIndexError
+	return errors.As(err, &de) || errors.As(err, &ie) || errors.Is(err, hpack.ErrStringLength) || errors.Is(err, hpack.ErrInvalidHuffman)
+}

@@ -1,0 +1,25 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// protocolLine is the gb section's "protocol" value for an HTTP/2 run
+// (Target.Engine "h2" or "h2c"); "" for HTTP/1.1, which has no such line.
+func protocolLine(t *stats.Target) string {
+	var name string
+	switch t.Engine {
+	case "h2":
+		name = "HTTP/2 over TLS (h2)"
+	case "h2c":
+		name = "HTTP/2 over cleartext TCP (h2c, prior knowledge)"
+	default:
+		return ""
+	}
+	if t.Streams <= 1 {
+		return name + ", 1 stream per connection"
+	}
+	return fmt.Sprintf("%s, up to %d streams per connection", name, t.Streams)
+}
