@@ -35,7 +35,7 @@ type Plan struct {
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
 	multi  *multiTarget // several targets (targets.go); nil = one
-	h2     *h2.Config // HTTP/2 clients' configuration; nil = HTTP/1.1
+	h2     *h2.Config   // HTTP/2 clients' configuration; nil = HTTP/1.1
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a

@@ -81,7 +81,7 @@ type Target struct {
 	BodyLength     int64         `json:"body_length"`     // request body bytes (-p/-u)
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
-	Engine         string        `json:"engine"` // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
+	Engine         string        `json:"engine"`               // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
 	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
 
 	// Shard is the part of a split load this run carried (--shard I/N):
