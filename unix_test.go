@@ -42,7 +42,7 @@ func TestUnixSocketNginx(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				after := ngx.Totals(t)
+				after := ngx.Settled(t, before, res.Complete())
 				reqs, conns := after.Requests-before.Requests, after.Conns-before.Conns
 				name := engine + " " + cfg.URL
 				if res.Counts.Outcomes[stats.OK] != 200 || res.Complete() != reqs || res.Counts.Status[200] != after.Status[200]-before.Status[200] {

@@ -352,6 +352,22 @@ type LogTotals struct {
 	Paths, Protocols                                    map[string]int64
 }
 
+// Settled reads the access log's totals once it holds want more requests
+// than before, or after 5 s: nginx writes a request's log line when it
+// finalizes the request, which may be just after the client has read the
+// response, so a count taken the moment a load ends can miss the last one.
+func (n *Nginx) Settled(t testing.TB, before LogTotals, want int64) LogTotals {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := n.Totals(t)
+		if got.Requests-before.Requests >= want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Totals reads and sums the access log.
 func (n *Nginx) Totals(t testing.TB) LogTotals {
 	tot := LogTotals{Status: map[int]int64{}, Paths: map[string]int64{}, Protocols: map[string]int64{}}
