@@ -73,7 +73,7 @@ func TestUnixSocketPipelined(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		after := ngx.Totals(t)
+		after := ngx.Settled(t, before, res.Complete())
 		if res.Counts.Outcomes[stats.OK] != 800 || after.Requests-before.Requests != 800 || res.Counts.ConnsOpened != after.Conns-before.Conns {
 			t.Errorf("%s: ok=%d errors=%v opened %d; nginx logged %d on %d connections", engine, res.Counts.Outcomes[stats.OK],
 				res.Counts.Errors, res.Counts.ConnsOpened, after.Requests-before.Requests, after.Conns-before.Conns)

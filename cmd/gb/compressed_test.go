@@ -202,8 +202,8 @@ func TestCompressedNginxGzip(t *testing.T) {
 	for _, args := range [][]string{{"-k"}, {}, {"-k", "--engine", "goroutine"}} {
 		const n = 300
 		r := compressedRun(t, 0, ngx.URL+"/big.txt", append([]string{"--compressed", "-n", fmt.Sprint(n), "-c", "4"}, args...)...)
+		log := ngx.Settled(t, testsupport.LogTotals{Requests: requests}, n)
 		requests += n
-		log := ngx.Totals(t)
 		c := &r.Counts
 		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*int64(len(text)) || log.Requests != requests {
 			t.Errorf("%v: ok %d, decoded %d (want %d), nginx log %d", args, c.Outcomes[stats.OK], c.DecodedIn, n*len(text), log.Requests)

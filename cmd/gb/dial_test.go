@@ -53,7 +53,8 @@ func TestUnixSocketCLI(t *testing.T) {
 	sock := filepath.Join(dir, "nginx.sock")
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "listen unix:" + sock + ";"})
 	r := runGB(t, "-k", "-n", "300", "-c", "3", "--unix-socket", sock, "http://localhost/small.txt")
-	if r.code != 0 || number(t, r.stdout, "Complete requests") != 300 || ngx.Totals(t).Requests != 300 || ngx.Totals(t).Conns != 3 ||
+	log := ngx.Settled(t, testsupport.LogTotals{}, 300)
+	if r.code != 0 || number(t, r.stdout, "Complete requests") != 300 || log.Requests != 300 || log.Conns != 3 ||
 		!strings.Contains(r.stdout, "Benchmarking localhost [through unix:"+sock+"] (be patient)") {
 		t.Errorf("exit %d, nginx logged %+v\n%s%s", r.code, ngx.Totals(t), r.stdout, r.stderr)
 	}

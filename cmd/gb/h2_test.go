@@ -152,7 +152,7 @@ func TestHTTP2NginxAccessLog(t *testing.T) {
 	}
 	res := readResult(t, js)
 	want(t, "ok", res.Counts.Outcomes[stats.OK], 20000)
-	want(t, "nginx log", ngx.Totals(t).Requests, 20000)
+	want(t, "nginx log", ngx.Settled(t, testsupport.LogTotals{}, 20000).Requests, 20000)
 	want(t, "connections", res.Counts.ConnsOpened, 10)
 	r = runGB(t, "--http2", "--cacert", cert, "-c", "2", "--streams", "8", "-R", "2000", "-n", "1000", "-q", "--json", js, url)
 	if r.code != 0 {
@@ -161,7 +161,7 @@ func TestHTTP2NginxAccessLog(t *testing.T) {
 	res = readResult(t, js)
 	want(t, "rate mode ok", res.Counts.Outcomes[stats.OK], 1000)
 	want(t, "rate mode corrected latencies", res.Latency[stats.Corrected].Count, 1000)
-	want(t, "nginx log after both", ngx.Totals(t).Requests, 21000)
+	want(t, "nginx log after both", ngx.Settled(t, testsupport.LogTotals{}, 21000).Requests, 21000)
 }
 
 // writeLocalhostCert writes httptest's certificate for 127.0.0.1 and its
