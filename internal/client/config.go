@@ -37,7 +37,6 @@ type Config struct {
 	FirstByteTimeout time.Duration // request written to first response byte
 	HeaderTimeout    time.Duration // first byte to end of the header section
 	IdleTimeout      time.Duration // longest wait for more body bytes
-	LocalAddr        net.Addr      // -B: local address to dial from; nil = any
 	SockBuf          int           // -b: SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
@@ -48,9 +47,9 @@ type Config struct {
 	// then unused. nil = one target, Request. Not with pipelining.
 	Targets []Target
 
-	// LocalAddrs are -B's addresses (a list, a range, or the automatic
-	// loopback spread): each worker's dialer takes the next one in turn, so
-	// the connections spread over them. Nil = LocalAddr.
+	// LocalAddrs are -B's addresses (one, a list, a range, or the
+	// automatic loopback spread): each worker's dialer takes the next one
+	// in turn, so the connections spread over them. Nil = any.
 	LocalAddrs []*net.TCPAddr
 
 	tlsOnce    sync.Once
@@ -189,7 +188,7 @@ func tlsVersionName(v uint16) string {
 }
 
 // dialer returns the dialer for a Fast whose dials use ctx, with the
-// connect timeout, LocalAddr and SockBuf: an evloop.Dialer when ctx
+// connect timeout, the next of LocalAddrs and SockBuf: an evloop.Dialer when ctx
 // carries an event-loop task (load's event-loop engine), else a
 // net.Dialer. The engine is chosen in one place, load.Config.Loops.
 func (c *Config) dialer(ctx context.Context) ContextDialer {

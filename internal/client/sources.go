@@ -3,12 +3,11 @@ package client
 import "net"
 
 // local returns the source address of the next connection's dialer:
-// LocalAddrs in turn (each worker's dialer takes the next one), else
-// LocalAddr; nil = any.
+// LocalAddrs in turn (each worker's dialer takes the next one); nil = any.
 func (c *Config) local() *net.TCPAddr {
-	if n := len(c.LocalAddrs); n > 0 {
-		return c.LocalAddrs[(c.nextLocal.Add(1)-1)%uint32(n)]
+	n := len(c.LocalAddrs)
+	if n == 0 {
+		return nil
 	}
-	a, _ := c.LocalAddr.(*net.TCPAddr)
-	return a
+	return c.LocalAddrs[(c.nextLocal.Add(1)-1)%uint32(n)]
 }
