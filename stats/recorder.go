@@ -150,6 +150,9 @@ type Recorder struct {
 
 	targetBatch *[batchLen]targetSample // EndTarget's requests not yet flushed; allocated by the first
 	nTarget     int
+
+	runFlush func(func()) // FlushOn's; nil = flush in place
+	flushFn  func()       // r.flush, made once by FlushOn so a flush does not allocate
 }
 
 // maxLengths is how many distinct body lengths a Recorder counts; the rest
@@ -374,11 +377,32 @@ func (r *Recorder) Error(msg string) {
 	r.errOther++
 }
 
+// FlushOn makes every flush of r run as run(flush): run must call flush
+// once, on any goroutine, and return after it. An event loop passes its
+// OnLoop, so that the flush's deep calls (the shard's lock, the
+// histograms) run on the loop's own stack rather than growing its
+// tasks' 2 KiB coroutine stacks. nil restores flushing in place.
+func (r *Recorder) FlushOn(run func(func())) {
+	r.runFlush, r.flushFn = run, nil
+	if run != nil {
+		r.flushFn = r.flush
+	}
+}
+
 // Flush moves the batched samples, and the outcomes counted since the last
 // flush, into the shard: one lock per batch. The worker calls it when it
 // stops; Response and EndAt call it when the batch is full or an interval
-// ends.
+// ends. It runs through FlushOn's function when one was given.
 func (r *Recorder) Flush() {
+	if r.runFlush != nil {
+		r.runFlush(r.flushFn)
+		return
+	}
+	r.flush()
+}
+
+// flush is Flush, in place.
+func (r *Recorder) flush() {
 	r.flushTargets()
 	var out Outcomes
 	changed := r.nBatch > 0

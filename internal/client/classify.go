@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"syscall"
 
 	"github.com/gb-bench/gb/internal/decode"
@@ -34,7 +35,7 @@ var errWriteTimeout = errors.New("request write timed out (the server stopped re
 
 // failRead classifies a failed response read by how far the response got.
 func (f *Fast) failRead(x *load.Exchange, err error, reused bool) (stats.Outcome, bool) {
-	if decode.IsError(err) {
+	if f.cfg.Compressed && decode.IsError(err) { // errors.As runs deep: not on every failure
 		return f.failDecode(x, err) // the response was whole: the connection may stay
 	}
 	f.drop(x)
@@ -86,6 +87,9 @@ func classifyDial(err error) stats.Outcome {
 
 // isTimeout reports whether err is a deadline or timeout error.
 func isTimeout(err error) bool {
+	if oe, ok := err.(*net.OpError); ok && oe.Err == os.ErrDeadlineExceeded {
+		return true // the common case (a deadline, a run's end) without errors.As, which runs deep
+	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -193,8 +193,12 @@ func tlsVersionName(v uint16) string {
 // net.Dialer. The engine is chosen in one place, load.Config.Loops.
 func (c *Config) dialer(ctx context.Context) ContextDialer {
 	local := c.local()
-	if evloop.FromContext(ctx) != nil {
-		return &evloop.Dialer{Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+	if t := evloop.FromContext(ctx); t != nil {
+		d := &evloop.Dialer{Task: t, Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
+		if c.Network != "unix" {
+			d.Prepare("tcp", c.Addr)
+		}
+		return d
 	}
 	d := &net.Dialer{Timeout: c.connectTimeout(), Control: c.control(local != nil)}
 	if local != nil {

@@ -13,14 +13,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dialer opens Conns on the task carried by the dial's context (WithTask).
-// The zero value dials with no timeout and the kernel's buffer sizes.
+// Dialer opens Conns on its Task, or when that is nil on the task carried
+// by the dial's context (WithTask). The zero value dials with no timeout
+// and the kernel's buffer sizes.
 type Dialer struct {
+	Task      *Task         // the task that dials and owns the Conns; nil = the context's
 	Timeout   time.Duration // connect limit; 0 = none
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
 
-	to target // the last address dialed, parsed (raw.go)
+	to    target // the last address dialed, parsed (raw.go)
+	spare *Conn  // made by Prepare for the first dial, off the task's stack; nil once used
 }
 
 // ErrNoTask is returned by DialContext when the context carries no task.
@@ -31,9 +34,11 @@ var ErrNoTask = errors.New("evloop: dial outside a task")
 // network "unix", parking the task while the connection is made. A TCP
 // socket has TCP_NODELAY set, as the net package does.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	t := FromContext(ctx)
+	t := d.Task // a field, not ctx.Value: a task's dial runs deep in its small stack
 	if t == nil {
-		return nil, ErrNoTask
+		if t = FromContext(ctx); t == nil {
+			return nil, ErrNoTask
+		}
 	}
 	if network == "unix" {
 		return d.dialUnix(t, address)
@@ -61,6 +66,19 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return c, nil
 }
 
+// Prepare parses a TCP address and makes the first dial's Conn ahead of
+// the dials, off the task's small stack (DialContext does both on the
+// first dial otherwise); an address it cannot parse is left for
+// DialContext to report.
+func (d *Dialer) Prepare(network, address string) {
+	if network == "tcp" {
+		_ = d.to.parse(address)
+	}
+	if d.spare == nil {
+		d.spare = new(Conn)
+	}
+}
+
 // socket makes the task's new non-blocking stream socket (connect
 // registers it with epoll when it has to wait).
 func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
@@ -69,7 +87,12 @@ func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
 		return nil, os.NewSyscallError("socket", err)
 	}
 	t.gen++
-	c := &Conn{t: t, fd: fd, gen: t.gen}
+	c := d.spare
+	if c == nil {
+		c = new(Conn) // an allocation that refills the heap's cache runs deep: Prepare made the first
+	}
+	d.spare = nil
+	*c = Conn{t: t, fd: fd, gen: t.gen}
 	t.use(c)
 	if err := d.options(c, proto == unix.IPPROTO_TCP); err != nil {
 		_ = c.Close()

@@ -34,15 +34,23 @@ func (c *Conn) WaitReadable() error {
 
 // Borrow returns a buffer of size bytes from the loop's free list (a new
 // one when none of that size is free), owned by the caller until Return.
+// A new one is made on the loop's stack (OnLoop): an allocation that
+// refills the heap's caches runs deep.
 func (c *Conn) Borrow(size int) []byte {
 	l := c.t.loop
-	if n := len(l.buffers); n > 0 && len(l.buffers[n-1]) == size {
-		b := l.buffers[n-1]
-		l.buffers = l.buffers[:n-1]
-		return b
+	n := len(l.buffers)
+	if n == 0 || len(l.buffers[n-1]) != size {
+		l.bufSize = size
+		l.OnLoop(l.newBuffer)
+		n = len(l.buffers)
 	}
-	return make([]byte, size)
+	b := l.buffers[n-1]
+	l.buffers = l.buffers[:n-1]
+	return b
 }
+
+// addBuffer adds a new buffer of bufSize bytes to the free list.
+func (l *Loop) addBuffer() { l.buffers = append(l.buffers, make([]byte, l.bufSize)) }
 
 // Return gives a buffer from Borrow back to the loop's free list.
 func (c *Conn) Return(buf []byte) {

@@ -30,11 +30,14 @@ type Loop struct {
 	// parked task's deadline or sleep may run out: the loop scans its tasks
 	// then, not before (0 = nothing pending). Scans lower it to the true
 	// minimum; SetDeadline and Sleep lower it as they go.
-	soonest  int64
-	lastScan int64         // when the last scan ran, in nanoseconds since epoch
-	timeout  unix.Timespec // epoll_pwait2's argument, kept here so no wait allocates
-	waits    int64         // epoll waits so far (tests check the loop does not spin)
-	buffers  [][]byte      // read buffers free to lend (lend.go)
+	soonest   int64
+	lastScan  int64         // when the last scan ran, in nanoseconds since epoch
+	timeout   unix.Timespec // epoll_pwait2's argument, kept here so no wait allocates
+	waits     int64         // epoll waits so far (tests check the loop does not spin)
+	buffers   [][]byte      // read buffers free to lend (lend.go)
+	bufSize   int           // the size of the buffer newBuffer makes
+	newBuffer func()        // l.addBuffer, made once: Borrow runs it through OnLoop
+	cur       *Task         // the task running now; nil between resumes
 }
 
 // wakeSlot marks the eventfd's epoll events.
@@ -53,6 +56,7 @@ func New() (*Loop, error) {
 		return nil, fmt.Errorf("evloop: eventfd: %w", err)
 	}
 	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 256)}
+	l.newBuffer = l.addBuffer
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeSlot}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
 		l.Close()
@@ -189,16 +193,46 @@ func (l *Loop) drainWake() {
 	_, _ = unix.Read(l.wakefd, buf[:])
 }
 
-// resume runs t until it waits again or returns.
+// resume runs t until it waits again or returns, running the functions
+// it hands to OnLoop on the way.
 func (l *Loop) resume(t *Task) {
 	if t.done {
 		return
 	}
-	t.wait = waitNone
-	if _, ok := t.next(); !ok {
-		t.done = true
-		l.live--
+	for {
+		t.wait = waitNone
+		l.cur = t
+		_, ok := t.next()
+		l.cur = nil
+		if !ok {
+			t.done = true
+			l.live--
+			return
+		}
+		fn := t.call
+		if fn == nil {
+			return
+		}
+		t.call = nil
+		fn()
 	}
+}
+
+// OnLoop runs fn on the loop's goroutine and returns once it has. Called
+// from a task of the loop, it suspends the task, runs fn and resumes the
+// task at once, so fn's deep calls (a recorder's flush) use the loop's
+// stack, not the task's 2 KiB coroutine stack, which a deep call grows to
+// 4 KiB for good. Called with no task running (after Run), it runs fn in
+// place. It costs two coroutine switches and no allocation. fn must not
+// park or call into a task.
+func (l *Loop) OnLoop(fn func()) {
+	t := l.cur
+	if t == nil {
+		fn()
+		return
+	}
+	t.call = fn
+	t.yield(struct{}{})
 }
 
 // Available returns nil when this system can run loops, else the reason.

@@ -66,11 +66,18 @@ type target struct {
 	sa6     unix.RawSockaddrInet6
 }
 
-// parse fills t for address (an IP:port), once per address.
+// parse fills t for address (an IP:port), once per address. It inlines
+// into the dial, so redialing the same address adds no frame to the
+// task's stack.
 func (t *target) parse(address string) error {
 	if t.raddr != nil && address == t.address {
 		return nil
 	}
+	return t.parseNew(address)
+}
+
+// parseNew is parse for an address not parsed yet.
+func (t *target) parseNew(address string) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err

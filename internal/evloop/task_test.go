@@ -5,6 +5,8 @@ package evloop
 import (
 	"io"
 	"net"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gb-bench/gb/internal/testsupport"
@@ -77,4 +79,48 @@ func exchange(t *testing.T, c net.Conn, buf []byte) bool {
 		return false
 	}
 	return true
+}
+
+// TestOnLoopRunsOnTheLoopGoroutine: a task's OnLoop runs its function on
+// the loop's own goroutine (not the task's coroutine), at once, and the
+// same task goes on right after it, before any other task; with no task
+// running the function runs in place.
+func TestOnLoopRunsOnTheLoopGoroutine(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var order []string
+	var loopG, fnG, taskG string
+	fn := func() { fnG = goroutineID(); order = append(order, "fn") }
+	l.Go(func(*Task) {
+		taskG = goroutineID()
+		order = append(order, "a1")
+		l.OnLoop(fn)
+		order = append(order, "a2")
+	})
+	l.Go(func(*Task) { order = append(order, "b") })
+	loopG = goroutineID()
+	l.Run()
+	if got := strings.Join(order, " "); got != "a1 fn a2 b" {
+		t.Errorf("order %q, want %q", got, "a1 fn a2 b")
+	}
+	if fnG != loopG || fnG == taskG {
+		t.Errorf("fn ran on goroutine %s; the loop's is %s, the task's %s", fnG, loopG, taskG)
+	}
+	ran := false
+	l.OnLoop(func() { ran = true })
+	if !ran {
+		t.Error("OnLoop with no task running did not run its function")
+	}
+}
+
+// goroutineID returns the calling goroutine's number, from its stack
+// header ("goroutine 7 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	f := strings.Fields(string(buf))
+	return f[1]
 }

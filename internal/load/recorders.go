@@ -34,6 +34,12 @@ func (r *Run) newRecorders(n int, warm bool) recorders {
 		if warm {
 			rs.warm = append(rs.warm, stats.NewRecorder(r.warmShards[i%len(r.warmShards)], rate, false, 0))
 		}
+		if len(r.loops) > 0 { // loop i's tasks share recorder i: its flushes run on the loop's stack
+			rs.main[i].FlushOn(r.loops[i].OnLoop)
+			if warm {
+				rs.warm[i].FlushOn(r.loops[i].OnLoop)
+			}
+		}
 	}
 	return rs
 }
