@@ -54,8 +54,9 @@ type Config struct {
 
 	tlsOnce    sync.Once
 	tlsInfo    TLSInfo
-	batchBytes atomic.Pointer[[]byte] // the longest pipelined batch built so far
-	nextLocal  atomic.Uint32          // LocalAddrs' next index
+	batchBytes atomic.Pointer[[]byte]        // the longest pipelined batch built so far
+	nextLocal  atomic.Uint32                 // LocalAddrs' next index
+	target     atomic.Pointer[evloop.Target] // Addr parsed for the event-loop dialers, once (loopTarget)
 }
 
 func (c *Config) timeout() time.Duration {
@@ -187,6 +188,20 @@ func tlsVersionName(v uint16) string {
 	return tls.VersionName(v)
 }
 
+// loopTarget returns c.Addr parsed once for every event-loop Dialer of
+// the Config (nil when it is not an IP:port: the dial reports it).
+func (c *Config) loopTarget() *evloop.Target {
+	if tg := c.target.Load(); tg != nil {
+		return tg
+	}
+	tg, err := evloop.ParseTarget(c.Addr)
+	if err != nil {
+		return nil
+	}
+	c.target.Store(tg)
+	return tg
+}
+
 // dialer returns the dialer for a Fast whose dials use ctx, with the
 // connect timeout, the next of LocalAddrs and SockBuf: an evloop.Dialer when ctx
 // carries an event-loop task (load's event-loop engine), else a
@@ -196,8 +211,9 @@ func (c *Config) dialer(ctx context.Context) ContextDialer {
 	if t := evloop.FromContext(ctx); t != nil {
 		d := &evloop.Dialer{Task: t, Timeout: c.connectTimeout(), LocalAddr: local, SockBuf: c.SockBuf}
 		if c.Network != "unix" {
-			d.Prepare("tcp", c.Addr)
+			d.Target = c.loopTarget()
 		}
+		d.Prepare()
 		return d
 	}
 	d := &net.Dialer{Timeout: c.connectTimeout(), Control: c.control(local != nil)}

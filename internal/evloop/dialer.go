@@ -22,8 +22,38 @@ type Dialer struct {
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
 
-	to    target // the last address dialed, parsed (raw.go)
-	spare *Conn  // made by Prepare for the first dial, off the task's stack; nil once used
+	// Target is the TCP address the dials go to, parsed once and shared
+	// by every Dialer of a run (ParseTarget); nil, or a dial to another
+	// address: the Dialer parses the address itself, once per address.
+	Target *Target
+
+	own   *target // the address this Dialer parsed itself (raw.go); nil until needed
+	spare *Conn   // made by Prepare for the first dial, off the task's stack; nil once used
+}
+
+// Target is a TCP address ("IP:port") parsed for dialing. It is never
+// modified, so any number of Dialers, on any loops, may share one.
+type Target struct{ t target }
+
+// ParseTarget parses address, an IP literal and port, for Dialer.Target.
+func ParseTarget(address string) (*Target, error) {
+	tg := new(Target)
+	if err := tg.t.parse(address); err != nil {
+		return nil, err
+	}
+	return tg, nil
+}
+
+// target returns address parsed: the shared Target when it is that
+// address, else the Dialer's own parse of it.
+func (d *Dialer) target(address string) (*target, error) {
+	if d.Target != nil && d.Target.t.address == address {
+		return &d.Target.t, nil
+	}
+	if d.own == nil {
+		d.own = new(target)
+	}
+	return d.own, d.own.parse(address)
 }
 
 // ErrNoTask is returned by DialContext when the context carries no task.
@@ -43,10 +73,11 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	if network == "unix" {
 		return d.dialUnix(t, address)
 	}
-	if err := d.to.parse(address); err != nil || network != "tcp" {
+	to, err := d.target(address)
+	if err != nil || network != "tcp" {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("evloop: want tcp and an IP:port, got " + address)}
 	}
-	ap, raddr := d.to.ap, d.to.raddr
+	ap, raddr := to.ap, to.raddr
 	if t.Interrupted() {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: context.Canceled}
 	}
@@ -59,21 +90,17 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	c.raddr = raddr
-	if err := d.connect(c, nil); err != nil {
+	if err := d.connect(c, to, nil); err != nil {
 		_ = c.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	return c, nil
 }
 
-// Prepare parses a TCP address and makes the first dial's Conn ahead of
-// the dials, off the task's small stack (DialContext does both on the
-// first dial otherwise); an address it cannot parse is left for
-// DialContext to report.
-func (d *Dialer) Prepare(network, address string) {
-	if network == "tcp" {
-		_ = d.to.parse(address)
-	}
+// Prepare makes the first dial's Conn ahead of the dial, off the task's
+// small stack (an allocation that refills the heap's caches runs deep).
+// With Target, the first TCP dial then calls nothing deep.
+func (d *Dialer) Prepare() {
 	if d.spare == nil {
 		d.spare = new(Conn)
 	}
@@ -130,12 +157,12 @@ func (d *Dialer) options(c *Conn, tcp bool) error {
 }
 
 // connect starts the connection, to sa or (sa nil) to the TCP address
-// DialContext parsed into d.to, and parks until it is made, fails, times
+// to, and parks until it is made, fails, times
 // out or the loop is interrupted.
-func (d *Dialer) connect(c *Conn, sa unix.Sockaddr) error {
+func (d *Dialer) connect(c *Conn, to *target, sa unix.Sockaddr) error {
 	var err error
 	if sa == nil {
-		err = d.to.connect(c.fd)
+		err = to.connect(c.fd)
 	} else {
 		err = unix.Connect(c.fd, sa)
 	}

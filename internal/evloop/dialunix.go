@@ -30,7 +30,7 @@ func (d *Dialer) dialUnix(t *Task, path string) (net.Conn, error) {
 		return nil, fail(err)
 	}
 	c.raddr = raddr
-	if err := d.connect(c, &unix.SockaddrUnix{Name: path}); err != nil {
+	if err := d.connect(c, nil, &unix.SockaddrUnix{Name: path}); err != nil {
 		_ = c.Close()
 		return nil, fail(err)
 	}
