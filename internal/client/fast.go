@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -80,14 +81,14 @@ func (f *Fast) Close() bool {
 
 // Do sends the request and reads the response; see load.Conn.
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
-	x.Start = time.Now()
+	x.Start = clock.Now()
 	f.target = x.Target
 	o, retry := f.attempt(x)
 	if retry {
 		x.Retried = true
 		o, _ = f.attempt(x)
 	}
-	x.Done = time.Now()
+	x.Done = clock.Now()
 	return o
 }
 
@@ -110,7 +111,7 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 	}
 	// A server may answer before it has read the whole body (an early 413
 	// or 401) and close: its response can still be read (RFC 9112 §9.5).
-	x.Written = time.Now()
+	x.Written = clock.Now()
 	wire := f.rd.Wire
 	o, retry = f.read(x, reused)
 	x.BytesIn += f.rd.Wire - wire
@@ -144,7 +145,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	} else {
 		f.rd.Reset(nc)
 	}
-	x.Connected = time.Now()
+	x.Connected = clock.Now()
 	x.Ready() // opened now, however long the exchange takes
 	return stats.OK, true
 }
@@ -176,7 +177,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}
-	x.FirstByte = time.Now()
+	x.FirstByte = clock.Now()
 	f.phase(f.cfg.HeaderTimeout)
 	r := &f.resp
 	if err = f.rd.ReadHeader(r, f.head()); err == nil {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"syscall"
-	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -38,7 +38,7 @@ func (f *Fast) DoBatch(xs []load.Exchange, outs []stats.Outcome) {
 
 // doBatch is DoBatch for a batch that fits one write.
 func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
-	start := time.Now()
+	start := clock.Now()
 	for i := range xs {
 		xs[i].Start = start
 	}
@@ -53,7 +53,7 @@ func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
 			xs[i].Retried = true
 		}
 	}
-	now := time.Now()
+	now := clock.Now()
 	for i := done; i < len(xs); i++ {
 		xs[i].Done = now
 	}
@@ -76,7 +76,7 @@ func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry
 	f.arm(x0.Start)
 	n, err := f.nc.Write(f.cfg.batch(len(xs)))
 	x0.BytesOut += int64(n)
-	written := time.Now()
+	written := clock.Now()
 	for i := range xs {
 		xs[i].Connected, xs[i].Written = x0.Connected, written
 	}
@@ -99,7 +99,7 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 		wire := f.rd.Wire
 		o, retry := f.read(&xs[i], reused && i == 0)
 		xs[i].BytesIn += f.rd.Wire - wire
-		xs[i].Done = time.Now()
+		xs[i].Done = clock.Now()
 		f.pending = 0
 		outs[i] = o
 		switch {
@@ -150,7 +150,7 @@ func (f *Fast) extraResponses(xs []load.Exchange, outs []stats.Outcome) {
 // fill ends every exchange of xs with outcome o and error err, so each
 // failed request of a batch counts in the error tallies.
 func fill(xs []load.Exchange, outs []stats.Outcome, o stats.Outcome, err error) {
-	now := time.Now()
+	now := clock.Now()
 	for i := range outs {
 		outs[i] = o
 		xs[i].Err = err

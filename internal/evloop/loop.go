@@ -126,7 +126,7 @@ func (l *Loop) Run() {
 			}
 			l.ready(ev)
 		}
-		now := sinceEpoch(time.Now())
+		now := int64(time.Since(epoch)) // one monotonic reading: time.Now reads the wall clock too
 		if scan || (l.soonest != 0 && now >= l.soonest) || now-l.lastScan >= int64(maxWait) {
 			l.scan(now)
 		}

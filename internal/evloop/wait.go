@@ -42,7 +42,7 @@ func (l *Loop) wait() (int, error) {
 func (l *Loop) untilDue() time.Duration {
 	d := maxWait
 	if l.soonest != 0 {
-		d = min(time.Duration(l.soonest-sinceEpoch(time.Now())), maxWait)
+		d = min(time.Duration(l.soonest)-time.Since(epoch), maxWait)
 	}
 	return max(d, 0)
 }
