@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -182,12 +183,15 @@ func h2Tools(p plan, bins map[string]string, gbHTTP2 bool) []tool {
 	return ts
 }
 
-// renderMemory prints the memory table: per tool and c, the peak RSS and
-// the RSS per connection, (peak − peak at c=1) / c, with its ratio to
-// wrk's, and the load's req/s and CPU.
+// renderMemory prints the memory table: per tool and c, the peak RSS, the
+// RSS per connection, (peak − peak at c=1) / c, and the slope, the RSS
+// each connection added since the previous c (issue 20 measures "per
+// connection" so: wrk's RSS barely moves from 1 to 1 000 connections, then
+// grows by 4-5 KiB each), each with its ratio to wrk's; and the load's
+// req/s and CPU.
 func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
-	b.WriteString("\n### Memory: c keep-alive connections held for each run; RSS/conn = (peak RSS − peak RSS at c=1) / c\n\n")
-	b.WriteString("| target | c | tool | req/s | CPU-s/100k | peak RSS MiB | RSS/conn KiB | ×wrk | runs |\n|---|---:|---|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n### Memory: c keep-alive connections held for each run; RSS/conn = (peak RSS − peak RSS at c=1) / c; slope = (peak RSS − peak RSS at the previous c) / (c − previous c)\n\n")
+	b.WriteString("| target | c | tool | req/s | CPU-s/100k | peak RSS MiB | RSS/conn KiB | ×wrk | slope KiB/conn | ×wrk | runs |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, t := range m.targets {
 		base := map[string]float64{}
 		for _, r := range cells[cellKey{m.name, t.name, 1}] {
@@ -195,11 +199,13 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 				base[r.tool] = r.rss
 			}
 		}
+		prev, prevC := maps.Clone(base), 1
 		for _, c := range m.conc {
 			rows := cells[cellKey{m.name, t.name, c}]
-			perConn := func(r row) (float64, bool) {
-				b, ok := base[r.tool]
-				return (max(r.rss, r.errRSS) - b) * 1024 / float64(c), ok && c > 1 && max(r.rss, r.errRSS) > 0
+			per := func(r row, from map[string]float64, fromC int) (float64, bool) {
+				b, ok := from[r.tool]
+				rss := max(r.rss, r.errRSS)
+				return (rss - b) * 1024 / float64(c-fromC), ok && c > 1 && c > fromC && rss > 0
 			}
 			var ref *row
 			for i := range rows {
@@ -207,30 +213,43 @@ func renderMemory(b *strings.Builder, m mode, cells map[cellKey][]row) {
 					ref = &rows[i]
 				}
 			}
-			for _, r := range rows {
-				pc, ratio := "–", "–"
-				if v, ok := perConn(r); ok {
-					pc = fmt.Sprintf("%.1f", v)
-					if ref != nil {
-						if w, ok := perConn(*ref); ok && w > 0 {
-							ratio = fmt.Sprintf("%.2f", v/w)
-						}
+			cell := func(r row, from map[string]float64, fromC int) (string, string) {
+				v, ok := per(r, from, fromC)
+				if !ok {
+					return "–", "–"
+				}
+				if ref != nil {
+					if w, ok := per(*ref, from, fromC); ok && w > 0 {
+						return fmt.Sprintf("%.1f", v), fmt.Sprintf("%.2f", v/w)
 					}
 				}
+				return fmt.Sprintf("%.1f", v), "–"
+			}
+			for _, r := range rows {
+				pc, ratio := cell(r, base, 0)
+				sl, sratio := cell(r, prev, prevC)
 				if r.ok == 0 {
 					// A failed run still allocated for its connections.
 					rss := ""
 					if r.errRSS > 0 {
 						rss = fmt.Sprintf("%.1f", r.errRSS)
 					}
-					fmt.Fprintf(b, "| %s | %d | %s | | | %s | %s | %s | 0/%d, failed (see the notes) |\n", t.name, c, r.tool, rss, pc, ratio, r.runs)
+					fmt.Fprintf(b, "| %s | %d | %s | | | %s | %s | %s | %s | %s | 0/%d, failed (see the notes) |\n", t.name, c, r.tool, rss, pc, ratio, sl, sratio, r.runs)
 					continue
 				}
 				runs := runsCell(r)
 				if r.rps == 0 {
 					runs += ", no responses" // the connections were still being opened
 				}
-				fmt.Fprintf(b, "| %s | %d | %s | %.0f | %.2f | %.1f | %s | %s | %s |\n", t.name, c, r.tool, r.rps, r.cpu, r.rss, pc, ratio, runs)
+				fmt.Fprintf(b, "| %s | %d | %s | %.0f | %.2f | %.1f | %s | %s | %s | %s | %s |\n", t.name, c, r.tool, r.rps, r.cpu, r.rss, pc, ratio, sl, sratio, runs)
+			}
+			if c > 1 {
+				for _, r := range rows {
+					if rss := max(r.rss, r.errRSS); rss > 0 {
+						prev[r.tool] = rss
+					}
+				}
+				prevC = c
 			}
 		}
 	}

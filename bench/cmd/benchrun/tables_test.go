@@ -116,18 +116,22 @@ func TestCloseRowsReconnect(t *testing.T) {
 }
 
 func TestRenderMemory(t *testing.T) {
-	m := mode{name: "memory", targets: []*target{{name: "nginx 6 B"}}, conc: []int{1, 1000}, ref: "wrk"}
+	m := mode{name: "memory", targets: []*target{{name: "nginx 6 B"}}, conc: []int{1, 1000, 5000}, ref: "wrk"}
 	cells := map[cellKey][]row{
 		{"memory", "nginx 6 B", 1}:    {{tool: "gb", ok: 1, runs: 1, rss: 10, rps: 5}, {tool: "wrk", ok: 1, runs: 1, rss: 4, rps: 5}, {tool: "floor", ok: 1, runs: 1, rss: 2, rps: 5}},
 		{"memory", "nginx 6 B", 1000}: {{tool: "gb", ok: 1, runs: 1, rss: 20, rps: 5}, {tool: "wrk", ok: 1, runs: 1, rss: 9}, {tool: "floor", runs: 1, errRSS: 7}},
+		{"memory", "nginx 6 B", 5000}: {{tool: "gb", ok: 1, runs: 1, rss: 40, rps: 5}, {tool: "wrk", ok: 1, runs: 1, rss: 25, rps: 5}},
 	}
 	var b strings.Builder
 	renderMemory(&b, m, cells)
-	// gb: (20−10) MiB over 1000 connections = 10.24 KiB each; wrk 5.12 KiB.
+	// gb at 1000: (20−10) MiB over 1000 connections = 10.24 KiB each, a
+	// slope of 10.25 from c=1; wrk 5.12 and 5.13. At 5000 the slope is
+	// from c=1000: gb (40−20) MiB over 4000 = 5.12 KiB, wrk (25−9) = 4.10.
 	// A run without responses, or a failed one, still shows its RSS, marked.
-	for _, want := range []string{"| nginx 6 B | 1000 | gb | 5 | 0.00 | 20.0 | 10.2 | 2.00 | 1/1 |",
-		"| nginx 6 B | 1000 | wrk | 0 | 0.00 | 9.0 | 5.1 | 1.00 | 1/1, no responses |", "| nginx 6 B | 1 | gb | 5 | 0.00 | 10.0 | – | – | 1/1 |",
-		"| nginx 6 B | 1000 | floor | | | 7.0 | 5.1 | 1.00 | 0/1, failed (see the notes) |"} {
+	for _, want := range []string{"| nginx 6 B | 1000 | gb | 5 | 0.00 | 20.0 | 10.2 | 2.00 | 10.3 | 2.00 | 1/1 |",
+		"| nginx 6 B | 1000 | wrk | 0 | 0.00 | 9.0 | 5.1 | 1.00 | 5.1 | 1.00 | 1/1, no responses |", "| nginx 6 B | 1 | gb | 5 | 0.00 | 10.0 | – | – | – | – | 1/1 |",
+		"| nginx 6 B | 1000 | floor | | | 7.0 | 5.1 | 1.00 | 5.1 | 1.00 | 0/1, failed (see the notes) |",
+		"| nginx 6 B | 5000 | gb | 5 | 0.00 | 40.0 | 6.1 | 1.43 | 5.1 | 1.25 | 1/1 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
