@@ -23,6 +23,9 @@ import (
 // memory in use while the connections are held grows by under 3 KiB per
 // connection.
 func TestLoopTasksKeepSmallStacks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation deepens every call chain")
+	}
 	const conns = 1000
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
 	addr := ngx.URL[len("http://"):]
