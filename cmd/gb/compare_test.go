@@ -35,11 +35,15 @@ func runsFile(t *testing.T, dir, name string, k int, url string, args ...string)
 		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--profile") }) {
 			a = append(a, "--profile-dir", filepath.Join(dir, name+"-profiles-"+string(rune('a'+i))))
 		}
-		r := runGB(t, append(a, url)...)
-		if r.code != 0 || r.stderr != "" {
-			t.Fatalf("gb %v: exit %d, stderr %q", a, r.code, r.stderr)
+		res := runOnce(t, js, append(a, url))
+		if p := res.Profile; p != nil && p.Runtime == nil {
+			// The server's memstats were not read (once, in CI under full
+			// load, for a reason the notes now keep): compare's allocation
+			// rows need them in every run, so this run is made again.
+			t.Logf("gb %v: no server memstats, run again; notes: %q", a, p.Notes)
+			res = runOnce(t, js, append(a, url))
 		}
-		rs.Runs = append(rs.Runs, readResult(t, js))
+		rs.Runs = append(rs.Runs, res)
 	}
 	path := filepath.Join(dir, name+".json")
 	f, err := os.Create(path)
@@ -51,6 +55,16 @@ func runsFile(t *testing.T, dir, name string, k int, url string, args ...string)
 		t.Fatal(err)
 	}
 	return path
+}
+
+// runOnce runs gb with args, which write the result to js, and reads it.
+func runOnce(t *testing.T, js string, args []string) *stats.Result {
+	t.Helper()
+	r := runGB(t, args...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("gb %v: exit %d, stderr %q", args, r.code, r.stderr)
+	}
+	return readResult(t, js)
 }
 
 // compareRun is one call of compareCmd.
