@@ -297,9 +297,9 @@ func runsCell(r row) string {
 // epoll floor's (bench/cmd/floor); and with issue 8's pipelined one, CPU at
 // most 0.5 × wrk's. req/s ÷ wrk is shown beside, not judged.
 //
-// A keep-alive cell's medians come from a few runs that spread widely
-// here (one tool's CPU per request varies by 15-90% from run to run on
-// this 2-core machine, the server beside it), so where a median misses,
+// A keep-alive cell's medians come from a few runs, which spread about 5%
+// on this 2-core VM when it is quiet and 15-90% when it is busy, so where
+// a median misses,
 // the table also says whether the runs show gb worse at all: a
 // Mann-Whitney U test (benchmath, as gb compare and benchstat use) of
 // gb's runs against the peer's (or the floor's × 1.05). "no" then means
