@@ -38,6 +38,7 @@ type Loop struct {
 	bufSize   int           // the size of the buffer newBuffer makes
 	newBuffer func()        // l.addBuffer, made once: Borrow runs it through OnLoop
 	cur       *Task         // the task running now; nil between resumes
+	call      func()        // OnLoop's function, for the loop to run before resuming cur
 }
 
 // wakeSlot marks the eventfd's epoll events.
@@ -209,11 +210,11 @@ func (l *Loop) resume(t *Task) {
 			l.live--
 			return
 		}
-		fn := t.call
+		fn := l.call
 		if fn == nil {
 			return
 		}
-		t.call = nil
+		l.call = nil
 		fn()
 	}
 }
@@ -231,7 +232,7 @@ func (l *Loop) OnLoop(fn func()) {
 		fn()
 		return
 	}
-	t.call = fn
+	l.call = fn
 	t.yield(struct{}{})
 }
 

@@ -31,7 +31,6 @@ type Task struct {
 	gen     uint32 // connections opened so far; tells a closed one's stale events apart
 	expired bool   // the wait ended by time or Interrupt, not by readiness
 	done    bool
-	call    func() // OnLoop's function, for the loop to run before resuming the task
 }
 
 // park yields to the loop until the wait ends. It reports whether the wait
