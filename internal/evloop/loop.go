@@ -33,16 +33,22 @@ type Loop struct {
 	soonest   int64
 	lastScan  int64         // when the last scan ran, in nanoseconds since epoch
 	timeout   unix.Timespec // epoll_pwait2's argument, kept here so no wait allocates
-	waits     int64         // epoll waits so far (tests check the loop does not spin)
-	buffers   [][]byte      // read buffers free to lend (lend.go)
-	bufSize   int           // the size of the buffer newBuffer makes
-	newBuffer func()        // l.addBuffer, made once: Borrow runs it through OnLoop
-	cur       *Task         // the task running now; nil between resumes
-	call      func()        // OnLoop's function, for the loop to run before resuming cur
+	timerfd   int           // wakes the loop for a deadline or sleep beyond nearWait; -1 = none (wait.go)
+	timerAt   int64         // when timerfd fires, in nanoseconds since epoch (read just after setting it: never before it does); 0 = not set
+	timerSpec unix.ItimerSpec
+	waits     int64    // epoll waits so far (tests check the loop does not spin)
+	buffers   [][]byte // read buffers free to lend (lend.go)
+	bufSize   int      // the size of the buffer newBuffer makes
+	newBuffer func()   // l.addBuffer, made once: Borrow runs it through OnLoop
+	cur       *Task    // the task running now; nil between resumes
+	call      func()   // OnLoop's function, for the loop to run before resuming cur
 }
 
-// wakeSlot marks the eventfd's epoll events.
-const wakeSlot = -1
+// wakeSlot and timerSlot mark the eventfd's and the timerfd's epoll events.
+const (
+	wakeSlot  = -1
+	timerSlot = -2
+)
 
 // New returns a loop with its epoll instance, or the error that prevents
 // one (the caller falls back to goroutines).
@@ -60,16 +66,36 @@ func New() (*Loop, error) {
 	l.newBuffer = l.addBuffer
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeSlot}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+		l.timerfd = -1
 		l.Close()
 		return nil, fmt.Errorf("evloop: epoll_ctl: %w", err)
 	}
+	l.timerfd = newTimer(epfd)
 	return l, nil
 }
 
-// Close releases the epoll instance and eventfd. Call it after Run returned.
+// newTimer returns a timerfd in the epoll set, or -1 when the system will
+// not make one (the loop then passes every timeout to epoll).
+func newTimer(epfd int) int {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return -1
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: timerSlot}
+	if unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &ev) != nil {
+		_ = unix.Close(fd)
+		return -1
+	}
+	return fd
+}
+
+// Close releases the epoll instance, eventfd and timerfd. Call it after Run returned.
 func (l *Loop) Close() {
 	_ = unix.Close(l.epfd)
 	_ = unix.Close(l.wakefd)
+	if l.timerfd >= 0 {
+		_ = unix.Close(l.timerfd)
+	}
 }
 
 // Go adds a task running fn; it starts when Run is called. fn must block
@@ -120,8 +146,13 @@ func (l *Loop) Run() {
 		}
 		scan := false
 		for _, ev := range l.events[:max(n, 0)] {
-			if ev.Fd == wakeSlot {
+			switch ev.Fd {
+			case wakeSlot:
 				l.drainWake()
+				scan = true
+				continue
+			case timerSlot:
+				l.timerFired()
 				scan = true
 				continue
 			}

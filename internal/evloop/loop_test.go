@@ -242,3 +242,35 @@ func TestSleepingTaskDoesNotSpinTheLoop(t *testing.T) {
 		t.Errorf("%d epoll waits for one 200 ms sleep: the closed socket kept waking the loop", l.waits)
 	}
 }
+
+// TestSleepsNearAndFarEndOnTime: a sleep within nearWait is epoll's own
+// timeout, a longer one the loop's timerfd; both end after their time and
+// not much later, with the loop on its timerfd and without one.
+func TestSleepsNearAndFarEndOnTime(t *testing.T) {
+	for _, timer := range []bool{true, false} {
+		l, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !timer {
+			_ = syscall.Close(l.timerfd)
+			l.timerfd = -1
+		}
+		var slept []time.Duration
+		sleeps := []time.Duration{300 * time.Microsecond, 40 * time.Millisecond, 3 * time.Millisecond, time.Millisecond}
+		l.Go(func(tk *Task) {
+			for _, d := range sleeps {
+				start := time.Now()
+				tk.Sleep(d)
+				slept = append(slept, time.Since(start))
+			}
+		})
+		l.Run()
+		l.Close()
+		for i, d := range sleeps {
+			if slept[i] < d || slept[i] > d+500*time.Millisecond {
+				t.Errorf("timerfd %v: Sleep(%v) took %v", timer, d, slept[i])
+			}
+		}
+	}
+}
