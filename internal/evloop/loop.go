@@ -139,7 +139,7 @@ func (l *Loop) Run() {
 		l.resume(t)
 	}
 	for l.live > 0 {
-		n, err := l.wait()
+		n, timed, err := l.wait()
 		l.waits++
 		if err != nil && err != unix.EINTR {
 			l.Interrupt() // cannot happen with a valid epfd; end rather than spin
@@ -157,6 +157,9 @@ func (l *Loop) Run() {
 				continue
 			}
 			l.ready(ev)
+		}
+		if !timed && !scan {
+			continue // nothing is due before the timerfd fires
 		}
 		now := int64(time.Since(epoch)) // one monotonic reading: time.Now reads the wall clock too
 		if scan || (l.soonest != 0 && now >= l.soonest) || now-l.lastScan >= int64(maxWait) {

@@ -27,8 +27,9 @@ const nearWait = 2 * time.Millisecond
 // within nearWait (a paced Sleep) is epoll_pwait2's timeout, exact to the
 // kernel's timer slack (50 µs by default; epoll_wait rounds it up to a
 // millisecond); a later one is the timerfd's, whose event makes the loop
-// scan.
-func (l *Loop) wait() (int, error) {
+// scan. timed reports whether the wait had a timeout: after one without,
+// only the timerfd's event (or the eventfd's) calls for a scan.
+func (l *Loop) wait() (n int, timed bool, err error) {
 	d := time.Duration(-1) // no timeout: the timerfd is set for the soonest wake
 	if !l.timerCovers() {
 		d = l.untilDue()
@@ -46,9 +47,9 @@ func (l *Loop) wait() (int, error) {
 			uintptr(len(l.events)), ts, 0, 0)
 		if errno != unix.ENOSYS {
 			if errno != 0 {
-				return 0, errno
+				return 0, d >= 0, errno
 			}
-			return int(n), nil
+			return int(n), d >= 0, nil
 		}
 		noPwait2.Store(true)
 	}
@@ -56,7 +57,8 @@ func (l *Loop) wait() (int, error) {
 	if d >= 0 {
 		ms = int((d + time.Millisecond - 1) / time.Millisecond)
 	}
-	return unix.EpollWait(l.epfd, l.events, ms)
+	n, err = unix.EpollWait(l.epfd, l.events, ms)
+	return n, d >= 0, err
 }
 
 // timerCovers reports, without reading the clock, whether the timerfd is
