@@ -44,6 +44,10 @@ type Loop struct {
 	call      func()   // OnLoop's function, for the loop to run before resuming cur
 }
 
+// FilesPerLoop is the file descriptors a Loop holds besides its
+// connections: the epoll instance, the eventfd and the timerfd.
+const FilesPerLoop = 3
+
 // wakeSlot and timerSlot mark the eventfd's and the timerfd's epoll events.
 const (
 	wakeSlot  = -1

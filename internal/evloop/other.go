@@ -15,6 +15,9 @@ var errUnsupported = errors.New("evloop: needs Linux (epoll)")
 // ErrNoTask is returned by DialContext when the context carries no task.
 var ErrNoTask = errors.New("evloop: dial outside a task")
 
+// FilesPerLoop is 0 off Linux: there are no loops.
+const FilesPerLoop = 0
+
 // Loop is unavailable off Linux; New always fails.
 type Loop struct{}
 
