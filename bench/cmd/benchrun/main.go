@@ -79,7 +79,7 @@ func run() int {
 	flag.IntVar(&o.pn, "pn", 0, "requests per pipelined run (default -n)")
 	flag.StringVar(&conc, "c", "50,1000", "concurrencies (connections)")
 	flag.StringVar(&targets, "targets", "nginx-10k,nginx-6b,hello", "targets")
-	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey,floor", "tools (floor: bench/cmd/floor, the cheapest possible client, over epoll and io_uring)")
+	flag.StringVar(&tools, "tools", "gb,wrk,ab,h2load,hey,floor", "tools (floor: bench/cmd/floor, the cheapest possible client, over epoll and io_uring, and over epoll timing, parsing and recording every response with gb's code: -measure)")
 	flag.StringVar(&engines, "engines", "goroutine", "extra gb rows with --engine=E (comma-separated; empty: none)")
 	flag.StringVar(&gbCPUs, "G", "1,2", "extra gb rows with -G N (a value equal to gb's loopback default, half the cores, is the default row)")
 	flag.IntVar(&o.depth, "pipeline", 16, "pipelining depth of the pipelined table (0: no pipelined table)")

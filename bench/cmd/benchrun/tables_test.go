@@ -50,18 +50,21 @@ func TestParseTables(t *testing.T) {
 	}
 }
 
-// TestNewTablesArgs: the rows' command lines: no -k without keep-alive,
-// Connection: close for h2load, time-bounded memory runs, h2 streams.
+// TestNewTablesArgs: the rows' command lines: the floor's two keep-alive
+// modes, no -k without keep-alive, Connection: close for h2load,
+// time-bounded memory runs, h2 streams.
 func TestNewTablesArgs(t *testing.T) {
 	bins := map[string]string{"gb": "gb", "ab": "ab", "h2load": "h2load", "wrk": "wrk", "floor": "floor"}
 	p := plan{memD: 7 * time.Second, h2M: 10}
 	args := map[string]string{}
-	for table, ts := range map[string][]tool{"close": closeTools(bins, []string{"goroutine"}), "memory": memoryTools(p, bins), "h2": h2Tools(p, bins, true)} {
+	for table, ts := range map[string][]tool{"keepalive": keepAliveTools(p, bins, nil, nil), "close": closeTools(bins, []string{"goroutine"}), "memory": memoryTools(p, bins), "h2": h2Tools(p, bins, true)} {
 		for _, tl := range ts {
 			args[table+": "+tl.name] = strings.Join(tl.args("U", 20, 2000), " ")
 		}
 	}
 	for name, want := range map[string]string{
+		"keepalive: floor epoll":               "-engine epoll -c 20 -n 2000 U",
+		"keepalive: floor epoll -measure":      "-engine epoll -measure -c 20 -n 2000 U",
 		"close: ab":                            "-c 20 -n 2000 U",
 		"close: gb":                            "-c 20 -n 2000 -q U",
 		"close: gb --engine=goroutine":         "--engine=goroutine -c 20 -n 2000 -q U",

@@ -8,11 +8,15 @@
 // response, as gb's event loop) or io_uring (send and recv submitted in
 // batches, one io_uring_enter per turn of the loop). With -reconnect each
 // request has a connection of its own (Connection: close, as ab without
-// -k): connect, write, read, close, over epoll.
+// -k): connect, write, read, close, over epoll. With -measure the epoll
+// loop also times, parses and records every response with gb's own parser
+// and recorder, called from the loop (no coroutines): the cheapest a client
+// that measures every request can be.
 //
 //	go run ./bench/cmd/floor -engine epoll -c 50 -n 200000 http://127.0.0.1:8080/6b
 //	go run ./bench/cmd/floor -reconnect -c 20 -n 20000 http://127.0.0.1:8080/6b
 //	go run ./bench/cmd/floor -c 5000 -d 5s http://127.0.0.1:8080/6b
+//	go run ./bench/cmd/floor -measure -c 1000 -n 200000 http://127.0.0.1:8080/6b
 //
 // The target must answer every request with the same number of bytes (a
 // static file: nginx, gb serve's /bytes/N). It prints ab's Complete,
@@ -49,6 +53,7 @@ func run(args []string, stdout io.Writer) error {
 	depth := flag.Int("pipeline", 1, "requests sent at once on each connection (HTTP/1.1 pipelining)")
 	reconnect := flag.Bool("reconnect", false, "a new connection per request (Connection: close; epoll only)")
 	dur := flag.Duration("d", 0, "send requests for this long, then finish those in flight (-n is ignored)")
+	measure := flag.Bool("measure", false, "time, parse and record every response with gb's parser and recorder, as an engine without coroutines would (epoll only)")
 	if err := flag.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +80,9 @@ func run(args []string, stdout io.Writer) error {
 	if *reconnect && (*engine != "epoll" || *depth != 1 || *dur > 0) {
 		return errors.New("-reconnect runs over epoll, without -pipeline and -d")
 	}
+	if *measure && (*engine != "epoll" || *depth != 1 || *reconnect) {
+		return errors.New("-measure runs over epoll, without -pipeline and -reconnect")
+	}
 	head := "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: floor\r\nAccept: */*\r\n"
 	if *reconnect {
 		head += "Connection: close\r\n"
@@ -86,6 +94,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	c := &client{req: req, batch: bytes.Repeat(req, *depth), depth: *depth, size: size, n: *n,
 		have: make([]int, *conns), inflight: make([]int, *conns)}
+	if *measure {
+		c.meter = newMeter(*conns, 16<<10)
+	}
 	start := time.Now()
 	if *dur > 0 {
 		c.deadline = start.Add(*dur)
@@ -96,6 +107,9 @@ func run(args []string, stdout io.Writer) error {
 	took := time.Since(start)
 	_, err = fmt.Fprintf(stdout, "Response size:          %d bytes\nComplete requests:      %d\nFailed requests:        0\n"+
 		"Requests per second:    %.2f [#/sec] (mean)\n", size, c.done, float64(c.done)/took.Seconds())
+	if err == nil && c.meter != nil {
+		err = c.meter.report(stdout)
+	}
 	return err
 }
 
@@ -117,6 +131,9 @@ func (c *client) run(ap netip.AddrPort, engine string, reconnect bool) (err erro
 	if engine == "uring" {
 		return c.uring()
 	}
+	if c.meter != nil {
+		return c.epollMeasured(c.meter)
+	}
 	return c.epoll()
 }
 
@@ -135,6 +152,7 @@ type client struct {
 	inflight []int // per connection: requests sent and not yet answered
 
 	deadline time.Time // -d: no request is sent after it; zero: none
+	meter    *meter    // -measure; nil = none
 }
 
 // expire ends a -d run once its deadline has passed: nothing more is

@@ -92,3 +92,24 @@ func TestRefusesNonLoopbackAndBadArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureRecordsEveryResponse: -measure parses and records each
+// response that arrives in one read (all of them, for a small body), and
+// the counts still match the server's ledger.
+func TestMeasureRecordsEveryResponse(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	before := srv.Ledger().HTTP.Requests
+	var out bytes.Buffer
+	if err := run([]string{"-measure", "-c", "8", "-n", "1000", srv.URL() + "/bytes/6"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Complete requests:      1000\n") || !strings.Contains(out.String(), "Measured responses:     1000 (p50 ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	if got := srv.Ledger().HTTP.Requests - before; got != 1001 {
+		t.Errorf("server saw %d requests, want 1001", got)
+	}
+	if err := run([]string{"-measure", "-pipeline", "4", srv.URL() + "/bytes/6"}, &out); err == nil {
+		t.Error("-measure with -pipeline was accepted")
+	}
+}
