@@ -28,3 +28,20 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestGoalsAgainstMeasuringFloor: the keep-alive goal table shows gb
+// against the plain floor and against the floor that measures every
+// response (what measuring costs without gb's engine).
+func TestGoalsAgainstMeasuringFloor(t *testing.T) {
+	m := mode{name: "keep-alive", tools: []tool{{key: "gb", name: "gb"}}, targets: []*target{{name: "nginx 6 B"}}, conc: []int{50}}
+	cells := map[cellKey][]row{{"keep-alive", "nginx 6 B", 50}: {
+		{tool: "gb", ok: 1, runs: 1, cpu: 1.33, rps: 50000},
+		{tool: "ab", ok: 1, runs: 1, cpu: 1.38, rps: 50000},
+		{tool: "floor epoll", ok: 1, runs: 1, cpu: 1.30, rps: 50000},
+		{tool: "floor epoll -measure", ok: 1, runs: 1, cpu: 1.40, rps: 50000},
+	}}
+	out := goals([]mode{m}, cells)
+	if want := "| nginx 6 B | 50 | gb | 1.33 | ab 1.38 | 0.96 | 1.02 | 0.95 | – | yes |"; !strings.Contains(out, want) {
+		t.Errorf("missing %q in\n%s", want, out)
+	}
+}
