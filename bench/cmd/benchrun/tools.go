@@ -90,7 +90,9 @@ func keepAliveTools(p plan, bins map[string]string, gbCPUs []int, engines []stri
 		// The floor that also times, parses and records every response with
 		// gb's parser and recorder, from its loop: the cheapest measuring client.
 		ts = append(ts, tool{key: "floor", name: "floor epoll -measure", bin: b, parse: parseAB,
-			args: func(u string, c, n int) []string { return []string{"-engine", "epoll", "-measure", "-c", itoa(c), "-n", itoa(n), u} }})
+			args: func(u string, c, n int) []string {
+				return []string{"-engine", "epoll", "-measure", "-c", itoa(c), "-n", itoa(n), u}
+			}})
 	}
 	return ts
 }
