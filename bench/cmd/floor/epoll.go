@@ -12,7 +12,11 @@ import (
 // socket one read, and a write of the next request for each response it
 // completed. Every read goes to one buffer: a response is only counted,
 // never kept, so memory does not grow with the connections.
-func (c *client) epoll() error {
+func (c *client) epoll() error { return c.epollWith(c.send, c.readable) }
+
+// epollWith registers every connection, sends its first request with send
+// and runs the loop, calling ready for each readable connection.
+func (c *client) epollWith(send func(i int) error, ready func(i int, buf []byte) error) error {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("epoll_create1: %w", err)
@@ -22,11 +26,11 @@ func (c *client) epoll() error {
 		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(i)}); err != nil {
 			return fmt.Errorf("epoll_ctl: %w", err)
 		}
-		if err := c.send(i); err != nil {
+		if err := send(i); err != nil {
 			return err
 		}
 	}
-	return c.wait(ep, c.readable)
+	return c.wait(ep, ready)
 }
 
 // wait runs the epoll loop until every request is answered, calling ready
@@ -54,14 +58,9 @@ func (c *client) wait(ep int, ready func(i int, buf []byte) error) error {
 // readable reads once from connection i and sends the next batch when it
 // completed the last one.
 func (c *client) readable(i int, buf []byte) error {
-	k, err := unix.Read(c.fds[i], buf)
-	switch {
-	case err == unix.EAGAIN:
-		return nil
-	case err != nil:
-		return fmt.Errorf("read: %w", err)
-	case k == 0:
-		return fmt.Errorf("connection %d closed by the server", i)
+	k, err := c.readOnce(i, buf)
+	if k == 0 {
+		return err
 	}
 	if c.received(i, k) {
 		return c.send(i)
@@ -80,4 +79,19 @@ func (c *client) send(i int) error {
 		return fmt.Errorf("write: %d of %d bytes: %v", k, len(b), err)
 	}
 	return nil
+}
+
+// readOnce reads once from connection i into buf: 0 bytes and no error
+// when nothing was there after all; a close by the server is an error.
+func (c *client) readOnce(i int, buf []byte) (int, error) {
+	k, err := unix.Read(c.fds[i], buf)
+	switch {
+	case err == unix.EAGAIN:
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("read: %w", err)
+	case k == 0:
+		return 0, fmt.Errorf("connection %d closed by the server", i)
+	}
+	return k, nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/stats"
-	"golang.org/x/sys/unix"
 )
 
 // meter is -measure: the floor's epoll loop doing, per response, the work a
@@ -86,20 +85,8 @@ func newMeter(conns int, bufSize int) *meter {
 // epollMeasured is epoll with a meter: connection i's response is parsed
 // and recorded when one read brought all of it.
 func (c *client) epollMeasured(m *meter) error {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("epoll_create1: %w", err)
-	}
-	defer unix.Close(ep)
-	for i, fd := range c.fds {
-		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(i)}); err != nil {
-			return fmt.Errorf("epoll_ctl: %w", err)
-		}
-		if err := c.sendMeasured(m, i); err != nil {
-			return err
-		}
-	}
-	err = c.wait(ep, func(i int, _ []byte) error { return c.readMeasured(m, i) })
+	err := c.epollWith(func(i int) error { return c.sendMeasured(m, i) },
+		func(i int, _ []byte) error { return c.readMeasured(m, i) })
 	m.rec.Flush()
 	return err
 }
@@ -118,14 +105,9 @@ func (c *client) sendMeasured(m *meter, i int) error {
 // readMeasured reads once from connection i; a response that arrived
 // whole is parsed and recorded, then the next request goes out.
 func (c *client) readMeasured(m *meter, i int) error {
-	k, err := unix.Read(c.fds[i], m.buf)
-	switch {
-	case err == unix.EAGAIN:
-		return nil
-	case err != nil:
-		return fmt.Errorf("read: %w", err)
-	case k == 0:
-		return fmt.Errorf("connection %d closed by the server", i)
+	k, err := c.readOnce(i, m.buf)
+	if k == 0 {
+		return err
 	}
 	if k == c.size && c.have[i] == 0 {
 		if err := m.record(&m.conns[i], k); err != nil {
