@@ -6,7 +6,7 @@
 // with each tool's ratio to wrk: requests/s, client CPU seconds per 100 000
 // requests, peak RSS and the server's CPU share.
 //
-//	go run ./bench/cmd/benchrun                   # the full run (about 14 minutes on 2 cores)
+//	go run ./bench/cmd/benchrun                   # the full run (about 15 minutes on 2 cores)
 //	go run ./bench/cmd/benchrun -reps 1 -n 50000  # a quick look
 //	go run ./bench/cmd/benchrun -tables keepalive,close,memory,h2  # issue 20's and 18's tables too
 //
