@@ -160,7 +160,6 @@ func (f *Fast) arm(start time.Time) {
 	if f.cfg.phased() {
 		f.total = start.Add(d)
 		_ = f.nc.SetDeadline(f.total)
-		f.rearm = time.Time{}
 	} else if start.After(f.rearm) {
 		_ = f.nc.SetDeadline(start.Add(d))
 		f.rearm = start.Add(d / 64)

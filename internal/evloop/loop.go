@@ -66,11 +66,10 @@ func New() (*Loop, error) {
 		_ = unix.Close(epfd)
 		return nil, fmt.Errorf("evloop: eventfd: %w", err)
 	}
-	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 256)}
+	l := &Loop{epfd: epfd, wakefd: wakefd, timerfd: -1, events: make([]unix.EpollEvent, 256)}
 	l.newBuffer = l.addBuffer
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeSlot}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
-		l.timerfd = -1
 		l.Close()
 		return nil, fmt.Errorf("evloop: epoll_ctl: %w", err)
 	}

@@ -300,10 +300,9 @@ func runsCell(r row) string {
 //
 // A keep-alive cell's medians come from a few runs, which spread about 5%
 // on this 2-core VM when it is quiet and 15-90% when it is busy, so where
-// a median misses,
-// the table also says whether the runs show gb worse at all: a
-// Mann-Whitney U test (benchmath, as gb compare and benchstat use) of
-// gb's runs against the peer's (or the floor's × 1.05). "no" then means
+// a median misses, the table also says whether the runs show gb worse at
+// all: a Mann-Whitney U test (benchmath, as gb compare and benchstat use)
+// of gb's runs against the peer's (or the floor's × 1.05). "no" then means
 // worse at α = 0.05; "not shown worse" that the runs cannot tell them
 // apart.
 func goals(modes []mode, cells map[cellKey][]row) string {

@@ -71,7 +71,9 @@ func (l *lender) Return([]byte)     {}
 
 var _ h1.Lender = (*lender)(nil)
 
-func newMeter(conns int, bufSize int) *meter {
+// newMeter returns a meter for conns connections whose responses fit
+// bufSize bytes.
+func newMeter(conns, bufSize int) *meter {
 	m := &meter{shards: stats.NewShards(1), start: time.Now(), buf: make([]byte, bufSize), conns: make([]metered, conns)}
 	m.rec = stats.NewRecorder(m.shards[0], false, false, 0)
 	for i := range m.conns {
