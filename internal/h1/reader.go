@@ -54,6 +54,9 @@ type Reader struct {
 	lend Lender // src when it lends buffers (lend.go); nil = buf is the Reader's own
 	size int    // the buffer's size; buf is nil until the first read, and while a lent one is given back
 
+	now    NowReader // src when it can read without waiting (now.go); nil = it cannot
+	noRead bool      // Parse is running: fill reads nothing and reports errNeedMore
+
 	// Wire counts every byte read from the source since the last Reset.
 	Wire int64
 }
@@ -77,6 +80,7 @@ func (r *Reader) Reset(src io.Reader) {
 	if r.lend, _ = src.(Lender); r.lend != nil {
 		r.buf = nil // a private buffer from an earlier source
 	}
+	r.now, _ = src.(NowReader)
 	r.src, r.r, r.w, r.err, r.started, r.Wire = src, 0, 0, nil, false, 0
 }
 
@@ -110,6 +114,9 @@ func (r *Reader) Fill() error {
 // the buffer is full. It returns errFull if one unconsumed run fills the
 // whole buffer.
 func (r *Reader) fill() error {
+	if r.noRead {
+		return errNeedMore // before anything moves: Parse rewinds to where it began
+	}
 	if r.r == r.w {
 		r.r, r.w = 0, 0
 		if err := r.ensure(); err != nil {
