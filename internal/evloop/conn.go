@@ -51,19 +51,13 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		if c.readable {
-			n, errno := rawIO(unix.SYS_READ, c.fd, p)
-			switch {
-			case n > 0:
-				c.readable = n == len(p)
-				return n, nil
-			case errno == 0:
-				return 0, io.EOF
-			case errno == unix.EAGAIN:
-				c.readable = false
-			case errno != unix.EINTR:
-				return 0, c.opError("read", os.NewSyscallError("read", errno))
+			if n, err := c.readSocket(p); n > 0 || err != nil {
+				return n, err
 			}
-			continue
+			continue // drained: readable is false now
+		}
+		if !c.t.running() {
+			return 0, ErrWouldWait
 		}
 		c.t.use(c)
 		if err := c.watch(unix.EPOLLIN, "read"); err != nil {
@@ -71,6 +65,27 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 		if !c.t.park(waitRead) {
 			c.past.Store(true)
+		}
+	}
+}
+
+// readSocket reads once into p: n > 0; or 0 and io.EOF or the read's
+// error; or 0 and nil when the socket holds nothing, which clears
+// readable.
+func (c *Conn) readSocket(p []byte) (int, error) {
+	for {
+		n, errno := rawIO(unix.SYS_READ, c.fd, p)
+		switch {
+		case n > 0:
+			c.readable = n == len(p)
+			return n, nil
+		case errno == 0:
+			return 0, io.EOF
+		case errno == unix.EAGAIN:
+			c.readable = false
+			return 0, nil
+		case errno != unix.EINTR:
+			return 0, c.opError("read", os.NewSyscallError("read", errno))
 		}
 	}
 }
@@ -103,6 +118,9 @@ func (c *Conn) Write(p []byte) (int, error) {
 // waits, the socket's input is not watched: a server that answers early and
 // stops reading must not wake the task over and over.
 func (c *Conn) awaitWritable() error {
+	if !c.t.running() {
+		return ErrWouldWait
+	}
 	c.t.use(c)
 	if err := c.watch(unix.EPOLLOUT, "write"); err != nil {
 		return err

@@ -21,6 +21,9 @@ func (c *Conn) WaitReadable() error {
 		if c.past.Load() {
 			return c.opError("read", os.ErrDeadlineExceeded)
 		}
+		if !c.t.running() {
+			return ErrWouldWait
+		}
 		c.t.use(c) // the task may hold other connections (many targets)
 		if err := c.watch(unix.EPOLLIN, "read"); err != nil {
 			return err

@@ -37,6 +37,7 @@ type Loop struct {
 	timerAt   int64         // when timerfd fires, in nanoseconds since epoch (read just after setting it: never before it does); 0 = not set
 	timerSpec unix.ItimerSpec
 	waits     int64    // epoll waits so far (tests check the loop does not spin)
+	resumes   int64    // coroutine resumes so far (tests check Drive's handlers run without one)
 	buffers   [][]byte // read buffers free to lend (lend.go)
 	bufSize   int      // the size of the buffer newBuffer makes
 	newBuffer func()   // l.addBuffer, made once: Borrow runs it through OnLoop
@@ -196,6 +197,9 @@ func (l *Loop) ready(ev unix.EpollEvent) {
 		c.writable = true
 	}
 	if (t.wait == waitRead && c.readable) || (t.wait == waitWrite && c.writable) {
+		if t.drive != nil && t.drive() {
+			return // the handler took the input and waits for more
+		}
 		l.resume(t)
 		return
 	}
@@ -238,6 +242,7 @@ func (l *Loop) resume(t *Task) {
 		return
 	}
 	for {
+		l.resumes++
 		t.wait = waitNone
 		l.cur = t
 		_, ok := t.next()

@@ -52,3 +52,9 @@ func (d *Dialer) DialContext(context.Context, string, string) (net.Conn, error) 
 
 // Pending is always false off Linux.
 func (c *Conn) Pending() bool { return false }
+
+// ErrWouldWait is never returned off Linux: there is no loop to drive.
+var ErrWouldWait = errors.New("evloop: the operation would wait, outside the task")
+
+// Drive fails off Linux: no Conn exists to drive.
+func (c *Conn) Drive(func() bool) error { return errUnsupported }

@@ -31,6 +31,7 @@ type Task struct {
 	gen     uint32 // connections opened so far; tells a closed one's stale events apart
 	expired bool   // the wait ended by time or Interrupt, not by readiness
 	done    bool
+	drive   func() bool // Conn.Drive's handler while the task is parked in it; nil otherwise
 }
 
 // park yields to the loop until the wait ends. It reports whether the wait
@@ -52,6 +53,11 @@ func (t *Task) due() int64 {
 	}
 	return t.conn.due()
 }
+
+// running reports whether the task's own code is running: only then may
+// it park. A Drive handler runs on the loop's stack while the task stays
+// parked.
+func (t *Task) running() bool { return t.loop.cur == t }
 
 // Sleep parks the task for d (plus the kernel's timer slack, 50 µs by
 // default; up to a millisecond without epoll_pwait2) or until the loop is
