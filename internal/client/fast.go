@@ -36,6 +36,12 @@ type Fast struct {
 	peekFn  func(uintptr) bool // f.peek, bound once
 	peekBuf [1]byte
 	peeked  bool
+
+	plain bool      // a loop could drive the connection's exchanges (drive.go): no phases, idle limit or decoding
+	stage sendStage // how far Send got with the exchange in flight
+	sent  int       // stage writing: request bytes written
+	werr  error     // stage unsendable: the write's error
+	wire  int64     // rd.Wire when the request in flight was written
 }
 
 var _ load.Conn = (*Fast)(nil)
@@ -54,6 +60,7 @@ func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f.dialer = cfg.dialer(ctx)
 	f.idle.f = f
 	f.setDecoder()
+	f.plain = !cfg.phased() && cfg.IdleTimeout <= 0 && !cfg.Compressed
 	return f
 }
 
@@ -176,7 +183,9 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	if err != nil {
 		return f.failRead(x, err, reused)
 	}
-	x.FirstByte = clock.Now()
+	if x.FirstByte.IsZero() { // else Receive saw the first bytes arrive
+		x.FirstByte = clock.Now()
+	}
 	f.phase(f.cfg.HeaderTimeout)
 	r := &f.resp
 	if err = f.rd.ReadHeader(r, f.head()); err == nil {
@@ -185,6 +194,13 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		err = f.rd.ReadBody(r)
 		f.idle.body = false
 	}
+	return f.received(x, err, reused)
+}
+
+// received ends an exchange whose response was read, or failed to be
+// (err), and decides what happens to the connection.
+func (f *Fast) received(x *load.Exchange, err error, reused bool) (stats.Outcome, bool) {
+	r := &f.resp
 	x.Body, x.Decoded = r.BodyBytes, f.decoded(r)
 	f.rd.Release()
 	if err != nil {

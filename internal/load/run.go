@@ -49,6 +49,10 @@ type Config struct {
 	// Conn must do I/O only through it. Not with KeepOpen.
 	// 0 = a goroutine per worker.
 	Loops int
+	// TaskOnly, with Loops, runs every exchange on its worker's task: the
+	// loops then never run a kept-alive exchange themselves (Driven), as
+	// they do by default. For comparisons and tests.
+	TaskOnly bool
 	// Interval is the length of each point of the result's time series
 	// (stats.Result.Series): requests, errors and latencies per interval,
 	// aligned to whole multiples of Interval in Unix time. 0 = one second;
@@ -217,6 +221,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 			wctx = evloop.WithTask(ctx, w.task)
 		}
 		w.conn = r.cfg.NewConn(wctx)
+		w.drive()
 		workers[i] = w
 	}
 	r.mu.Lock()

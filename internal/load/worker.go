@@ -27,6 +27,12 @@ type worker struct {
 	last       time.Time       // end of this worker's last request
 	backoff    time.Duration
 	connected  bool // a request of this worker got past connecting
+
+	x        Exchange    // the exchange in flight (loop)
+	driven   Driven      // conn, when the loop runs its kept-alive exchanges (drive.go); nil = never
+	stepFn   func() bool // w.step, bound once
+	inFlight bool        // x was started by sendNext and awaits Finish
+	spent    bool        // sendNext found the budget spent
 }
 
 // loop sends requests until the budget is spent or the run stops.
@@ -40,11 +46,38 @@ func (w *worker) loop() {
 		return
 	}
 	r := w.run
-	var x Exchange
-	for !r.stopped.Load() {
-		i, start, ok := w.take(1)
+	x := &w.x
+	for w.inFlight || !r.stopped.Load() && !w.spent {
+		o, ok := w.exchange(x)
 		if !ok {
 			break
+		}
+		o = w.record(x, o)
+		if r.cfg.Observe != nil {
+			r.cfg.Observe(x, o)
+		}
+		w.afterConnect(x, o)
+		if w.driven != nil && x.KeepAlive && w.sendNext() {
+			w.driven.Park(w.stepFn)
+		}
+	}
+	w.finish()
+}
+
+// exchange runs the worker's next exchange on its task, into x: the one
+// in flight (sendNext started it), else a new one from the budget, sent
+// when the Pacer says. ok is false when there is none: the budget is
+// spent, or the run stopped while a paced request waited.
+func (w *worker) exchange(x *Exchange) (o stats.Outcome, ok bool) {
+	if w.inFlight {
+		w.inFlight = false
+		return w.driven.Finish(x), true
+	}
+	r := w.run
+	for {
+		i, start, ok := w.take(1)
+		if !ok {
+			return 0, false
 		}
 		var due time.Time
 		if r.cfg.Pacer != nil {
@@ -54,20 +87,15 @@ func (w *worker) loop() {
 				continue
 			}
 			if !w.waitUntil(due) {
-				break
+				return 0, false
 			}
 		}
 		w.count(1)
 		x.reset(w)
 		x.Intended = due
 		x.Target = r.cfg.Order.Target(i)
-		o := w.record(&x, w.conn.Do(&x))
-		if r.cfg.Observe != nil {
-			r.cfg.Observe(&x, o)
-		}
-		w.afterConnect(&x, o)
+		return w.conn.Do(x), true
 	}
-	w.finish()
 }
 
 // take takes k request indexes: from the warm-up's own sequence while the
