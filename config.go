@@ -104,6 +104,7 @@ type Config struct {
 	SockBuf   int    // SO_SNDBUF and SO_RCVBUF in bytes (ab's -b); 0 = the kernel's
 
 	// Engine drives the connections: EngineLoop (event loops over epoll),
+	// EngineLoopTasks (the same, every exchange on its coroutine),
 	// EngineGoroutine (one goroutine per connection) or "" / EngineAuto
 	// (the loops where the system has epoll, else goroutines).
 	Engine string
@@ -162,6 +163,11 @@ const (
 	EngineAuto      = "auto"      // the loops where available, else goroutines
 	EngineLoop      = "loop"      // one event loop per core over epoll (Linux)
 	EngineGoroutine = "goroutine" // one goroutine per connection over Go's netpoller
+	// EngineLoopTasks is EngineLoop with every exchange on its connection's
+	// coroutine: the loops do not run kept-alive exchanges themselves, as
+	// they do by default (two coroutine switches per request fewer). For
+	// comparing the two and testing both.
+	EngineLoopTasks = "loop-tasks"
 )
 
 // MaxConcurrency is the most connections a Config may ask for. The real
@@ -267,9 +273,9 @@ func (c *Config) check() error {
 		return err
 	}
 	switch c.Engine {
-	case "", EngineAuto, EngineLoop, EngineGoroutine:
+	case "", EngineAuto, EngineLoop, EngineGoroutine, EngineLoopTasks:
 	default:
-		return configErr(false, "unknown engine %q (want auto, loop or goroutine)", c.Engine)
+		return configErr(false, "unknown engine %q (want auto, loop, loop-tasks or goroutine)", c.Engine)
 	}
 	if c.Warmup < 0 {
 		return configErr(false, "invalid warm-up %v", c.Warmup)

@@ -107,8 +107,12 @@ func (p *Plan) Target() stats.Target { return p.base(&p.cfg, &p.opts).Target }
 // socket's path.
 func (p *Plan) Addr() string { return p.client.Addr }
 
-// Engine returns the engine the Plan runs on: EngineLoop or EngineGoroutine.
+// Engine returns the engine the Plan runs on: EngineLoop, EngineLoopTasks
+// or EngineGoroutine.
 func (p *Plan) Engine() string {
+	if p.loops > 0 && p.cfg.Engine == EngineLoopTasks {
+		return EngineLoopTasks
+	}
 	if p.loops > 0 {
 		return EngineLoop
 	}
@@ -261,6 +265,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		Interval:    cfg.Interval,
 		Warmup:      cfg.Warmup,
 		Loops:       p.loops,
+		TaskOnly:    p.cfg.Engine == EngineLoopTasks,
 		Observe:     o.observer(),
 		NewConn:     func(ctx context.Context) load.Conn { return client.NewFast(ctx, p.client) },
 	}
@@ -378,10 +383,10 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 func (p *Plan) chooseEngine() error {
 	err := evloop.Available()
 	switch {
-	case p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && err != nil:
+	case p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && p.cfg.Engine != EngineLoopTasks && err != nil:
 		return nil
 	case err != nil:
-		return configErr(false, "--engine=loop cannot run on this system (%v); use --engine=goroutine", err)
+		return configErr(false, "--engine=%s cannot run on this system (%v); use --engine=goroutine", p.cfg.Engine, err)
 	}
 	p.loops = p.cpus() // the clients dial on a loop when their context carries its task
 	return nil

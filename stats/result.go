@@ -116,7 +116,7 @@ type Client struct {
 	HeapAllocs int64         `json:"heap_alloc_bytes"`         // bytes allocated during the run
 	MaxRSS     int64         `json:"max_rss_bytes"`            // peak resident memory of the gb process
 	BaseRSS    int64         `json:"base_rss_bytes,omitempty"` // peak resident memory before the load (after setup); 0 = not measured
-	Engine     string        `json:"engine,omitempty"`         // how connections were driven: "loop" or "goroutine"
+	Engine     string        `json:"engine,omitempty"`         // how connections were driven: "loop", "loop-tasks" or "goroutine"
 }
 
 // Counts are the run's request and byte counters.

@@ -54,7 +54,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-f", "SSL3", "https://127.0.0.1:1/"}, 22, "gb: -f SSL3: Go does not speak SSL 2 or 3"},
 		{[]string{"-Z", "RC4-MD5", "https://127.0.0.1:1/"}, 22, `gb: -Z: unknown cipher suite "RC4-MD5"`},
 		{[]string{"http://nx.invalid/"}, 1, `gb: cannot resolve host "nx.invalid"`},
-		{[]string{"--engine=fast", "http://127.0.0.1:1/"}, 22, `gb: invalid value "fast" for --engine: want auto, loop or goroutine`},
+		{[]string{"--engine=fast", "http://127.0.0.1:1/"}, 22, `gb: invalid value "fast" for --engine: want auto, loop, loop-tasks or goroutine`},
 		{[]string{"--live=sometimes", "http://127.0.0.1:1/"}, 22, `gb: invalid value "sometimes" for --live: want auto, on or off`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -241,10 +241,12 @@ func okResponses(n int64) func(*testing.T, *stats.Result, testserver.Ledger) {
 	}
 }
 
-// TestFaults runs every fault case on both engines: the default (the event
-// loops wherever they can run the case) and --engine=goroutine.
+// TestFaults runs every fault case on both engines and both ways of the
+// event loops: the default (the loops, which run kept-alive exchanges
+// themselves wherever they can), --engine=loop-tasks (every exchange on
+// its coroutine) and --engine=goroutine.
 func TestFaults(t *testing.T) {
-	for _, engine := range []string{"auto", "goroutine"} {
+	for _, engine := range []string{"auto", "loop-tasks", "goroutine"} {
 		for _, fc := range faultCases() {
 			t.Run(engine+"/"+fc.name, func(t *testing.T) {
 				t.Parallel()

@@ -139,13 +139,13 @@ var abSpecs = []flagSpec{
 		o.cfg.Streams, err = getopt.Positive(v)
 		return err
 	}),
-	opt(0, "engine", "name", "How connections are driven: loop (event loops over epoll),\ngoroutine (one per connection) or auto (default: loop on Linux)", func(o *options, v string) error {
+	opt(0, "engine", "name", "How connections are driven: loop (event loops over epoll),\nloop-tasks (the same, every request on its coroutine), goroutine\n(one per connection) or auto (default: loop on Linux)", func(o *options, v string) error {
 		switch v {
-		case "auto", "loop", "goroutine":
+		case "auto", "loop", "loop-tasks", "goroutine":
 			o.cfg.Engine = v
 			return nil
 		}
-		return errors.New("want auto, loop or goroutine")
+		return errors.New("want auto, loop, loop-tasks or goroutine")
 	}),
 	opt(0, "live", "when", "Live panel on stderr while the load runs: auto (default: when\nstderr is a terminal), on or off (ab's progress lines)", func(o *options, v string) error {
 		switch v {
