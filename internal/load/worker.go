@@ -15,24 +15,25 @@ import (
 // by that goroutine; the run reads dispatched and last after the workers
 // stopped, and main.Done at any time.
 type worker struct {
+	// The fields every request touches come first, together: with
+	// thousands of connections each line of a worker is a cache miss.
 	run        *Run
-	task       *evloop.Task // the event-loop task running this worker; nil = its own goroutine
-	conn       Conn
+	driven     Driven          // conn, when the loop runs its kept-alive exchanges (drive.go); nil = never
 	rec        *stats.Recorder // the recorder in use: warm, then main
+	dispatched int64           // measured requests sent (or tried)
+	warming    bool            // rec is warm
+	inFlight   bool            // x was started by sendNext and awaits Finish
+	spent      bool            // sendNext found the budget spent
+	connected  bool            // a request of this worker got past connecting
+	stepFn     func() bool     // w.step, bound once
+	task       *evloop.Task    // the event-loop task running this worker; nil = its own goroutine
+	last       time.Time       // end of this worker's last request
+	conn       Conn
 	main       *stats.Recorder // the measured requests'
 	warm       *stats.Recorder // the warm-up's; nil without one
-	warming    bool            // rec is warm
-	dispatched int64           // measured requests sent (or tried)
 	warmSent   int64           // warm-up requests sent (or tried)
-	last       time.Time       // end of this worker's last request
 	backoff    time.Duration
-	connected  bool // a request of this worker got past connecting
-
-	x        Exchange    // the exchange in flight (loop)
-	driven   Driven      // conn, when the loop runs its kept-alive exchanges (drive.go); nil = never
-	stepFn   func() bool // w.step, bound once
-	inFlight bool        // x was started by sendNext and awaits Finish
-	spent    bool        // sendNext found the budget spent
+	x          Exchange // the exchange in flight (loop)
 }
 
 // loop sends requests until the budget is spent or the run stops.
