@@ -159,26 +159,41 @@ var hostiles = []hostile{
 
 func outcomes(os ...stats.Outcome) []stats.Outcome { return os }
 
-// engines are load.Config.Loops values: goroutines, and one event loop
-// where this system has them.
-func engines() map[string]int {
-	e := map[string]int{"goroutine": 0}
+// engine is how a probe runs its workers: Loops event loops (0:
+// goroutines), with every exchange on its task when taskOnly.
+type engine struct {
+	loops    int
+	taskOnly bool
+}
+
+// apply sets cfg's engine.
+func (e engine) apply(cfg load.Config) load.Config {
+	cfg.Loops, cfg.TaskOnly = e.loops, e.taskOnly
+	return cfg
+}
+
+// engines are the engines this system has: goroutines, and where there
+// are event loops, one loop running kept-alive exchanges itself and one
+// running every exchange on its task.
+func engines() map[string]engine {
+	e := map[string]engine{"goroutine": {}}
 	if _, err := load.New(load.Config{Requests: 1, Loops: 1, NewConn: func(context.Context) load.Conn { return nil }}); err == nil {
-		e["loop"] = 1
+		e["loop"] = engine{loops: 1}
+		e["loop-tasks"] = engine{loops: 1, taskOnly: true}
 	}
 	return e
 }
 
 func TestHostileServers(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, loops int) {
+	forEachEngine(t, func(t *testing.T, e engine) {
 		for _, h := range hostiles {
-			t.Run(h.name, func(t *testing.T) { probeOne(t, h, loops) })
+			t.Run(h.name, func(t *testing.T) { probeOne(t, h, e) })
 		}
 	})
 }
 
 // probeOne runs 4 requests on 2 connections against h's server.
-func probeOne(t *testing.T, h hostile, loops int) {
+func probeOne(t *testing.T, h hostile, e engine) {
 	srv, err := Start(h.script)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +209,7 @@ func probeOne(t *testing.T, h hostile, loops int) {
 	cc := &client.Config{Addr: srv.Addr(), Request: req.Append(nil), KeepAlive: true,
 		Idempotent: h.method == "", Timeout: timeout}
 	before := allocated()
-	res := run(t, context.Background(), cc, load.Config{Concurrency: 2, Requests: 4, Duration: time.Minute, Loops: loops, Pipeline: h.pipeline})
+	res := run(t, context.Background(), cc, e.apply(load.Config{Concurrency: 2, Requests: 4, Duration: time.Minute, Pipeline: h.pipeline}))
 	grown := allocated() - before
 	reads, err := srv.Settle(time.Minute)
 	if err != nil {
@@ -279,9 +294,9 @@ func run(t *testing.T, ctx context.Context, cc *client.Config, cfg load.Config) 
 	return r.Run(ctx, stats.Result{})
 }
 
-// forEachEngine runs fn as a subtest per engine with its Loops value.
-func forEachEngine(t *testing.T, fn func(t *testing.T, loops int)) {
-	for name, loops := range engines() {
-		t.Run(name, func(t *testing.T) { fn(t, loops) })
+// forEachEngine runs fn as a subtest per engine.
+func forEachEngine(t *testing.T, fn func(t *testing.T, e engine)) {
+	for name, e := range engines() {
+		t.Run(name, func(t *testing.T) { fn(t, e) })
 	}
 }

@@ -19,7 +19,7 @@ import (
 // every worker is in its handshake. Each request is aborted.signal, none
 // failed.tls, and no error is tallied.
 func TestStopDuringHandshakeIsAborted(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, loops int) {
+	forEachEngine(t, func(t *testing.T, e engine) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var accepted atomic.Int64
@@ -36,7 +36,7 @@ func TestStopDuringHandshakeIsAborted(t *testing.T) {
 		req := h1.Request{Host: srv.Addr()}
 		cc := &client.Config{Addr: srv.Addr(), Request: req.Append(nil), KeepAlive: true, Idempotent: true,
 			TLS: &tls.Config{InsecureSkipVerify: true}, Timeout: time.Minute}
-		res := run(t, ctx, cc, load.Config{Concurrency: 2, Requests: 10, Loops: loops})
+		res := run(t, ctx, cc, e.apply(load.Config{Concurrency: 2, Requests: 10}))
 		c := res.Counts
 		if res.StoppedBy != stats.StopSignal || c.Outcomes[stats.AbortedSignal] != 2 || c.Dispatched != 2 || len(c.Errors) != 0 {
 			t.Errorf("stopped by %q; outcomes %v, dispatched %d, errors %v: want 2 aborted.signal and no error",
