@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"net"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gb-bench/gb/internal/clock"
@@ -35,16 +34,18 @@ type Fast struct {
 
 	ctx    context.Context
 	dialer ContextDialer
-	total  time.Time               // phased mode: this request's exact overall deadline
-	idle   idleConn                // phased mode with IdleTimeout: the reader's view of nc
 	live   atomic.Pointer[connRef] // the open connection, for Interrupt
 	sent   int                     // stage writing: request bytes written
 	werr   error                   // stage unsendable: the write's error
+	ph     *phases                 // with phase timeouts (Config.phased); nil without
+	pk     *peeker                 // unsolicited's, made on first use (pipeline.go)
+}
 
-	raw     syscall.RawConn    // nc's socket when nc is a *net.TCPConn or *net.UnixConn, for unsolicited; nil until needed
-	peekFn  func(uintptr) bool // f.peek, bound once
-	peekBuf [1]byte
-	peeked  bool
+// phases is a Fast's state for the phase timeouts, apart so that a Fast
+// without them (every connection of a plain run) is smaller.
+type phases struct {
+	total time.Time // this request's exact overall deadline
+	idle  idleConn  // with IdleTimeout: the reader's view of nc
 }
 
 var _ load.Conn = (*Fast)(nil)
@@ -61,7 +62,9 @@ type connRef struct{ nc net.Conn }
 func NewFast(ctx context.Context, cfg *Config) *Fast {
 	f := &Fast{cfg: cfg, ctx: ctx, rd: h1.NewReader(nil, cfg.BufferSize, cfg.Limits)}
 	f.dialer = cfg.dialer(ctx)
-	f.idle.f = f
+	if cfg.phased() {
+		f.ph = &phases{idle: idleConn{f: f}}
+	}
 	f.setDecoder()
 	f.plain = !cfg.phased() && cfg.IdleTimeout <= 0 && !cfg.Compressed
 	return f
@@ -147,11 +150,14 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	if tc, ok := nc.(*tls.Conn); ok {
 		f.noteTLS(tc)
 	}
-	f.nc, f.rearm, f.raw = nc, time.Time{}, nil
+	f.nc, f.rearm = nc, time.Time{}
+	if f.pk != nil {
+		f.pk.raw = nil
+	}
 	f.live.Store(&connRef{nc})
 	if f.cfg.IdleTimeout > 0 {
-		f.idle.Conn = nc
-		f.rd.Reset(&f.idle)
+		f.ph.idle.Conn = nc
+		f.rd.Reset(&f.ph.idle)
 	} else {
 		f.rd.Reset(nc)
 	}
@@ -168,8 +174,8 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 func (f *Fast) arm(start time.Time) {
 	d := f.cfg.timeout()
 	if f.cfg.phased() {
-		f.total = start.Add(d)
-		_ = f.nc.SetDeadline(f.total)
+		f.ph.total = start.Add(d)
+		_ = f.nc.SetDeadline(f.ph.total)
 	} else if start.After(f.rearm) {
 		_ = f.nc.SetDeadline(start.Add(d))
 		f.rearm = start.Add(d / 64)
@@ -193,9 +199,9 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	r := &f.resp
 	if err = f.rd.ReadHeader(r, f.head()); err == nil {
 		x.Status, x.Info, x.Server = r.Status, r.Info, f.rd.Server()
-		f.idle.body = true
+		f.inBody(true)
 		err = f.rd.ReadBody(r)
-		f.idle.body = false
+		f.inBody(false)
 	}
 	return f.received(x, err, reused)
 }

@@ -4,7 +4,7 @@ package client
 
 // peek finds nothing off Linux: unsolicited input is then only seen when
 // it is already buffered.
-func (f *Fast) peek(uintptr) bool {
-	f.peeked = false
+func (p *peeker) peek(uintptr) bool {
+	p.peeked = false
 	return true
 }

@@ -15,8 +15,8 @@ func (f *Fast) phase(d time.Duration) {
 		return
 	}
 	dl := time.Now().Add(d)
-	if dl.After(f.total) {
-		dl = f.total
+	if dl.After(f.ph.total) {
+		dl = f.ph.total
 	}
 	_ = f.nc.SetReadDeadline(dl)
 	if f.stop.Load() {
@@ -28,16 +28,23 @@ func (f *Fast) phase(d time.Duration) {
 // a request past its overall deadline is failed.timeout.total; otherwise
 // the phase the request was in.
 func (f *Fast) timeout(inPhase stats.Outcome) stats.Outcome {
-	if f.cfg.phased() && !time.Now().Before(f.total) {
+	if f.cfg.phased() && !time.Now().Before(f.ph.total) {
 		return stats.TimeoutTotal
 	}
 	return inPhase
 }
 
+// inBody tells the idle limit whether a body is being read.
+func (f *Fast) inBody(on bool) {
+	if f.ph != nil {
+		f.ph.idle.body = on
+	}
+}
+
 // idleConn is the reader's view of the connection when IdleTimeout is
 // set: while a body is read, every read first moves the read deadline to
 // now + IdleTimeout (never past the request's overall deadline). It lives
-// in its Fast, so it costs no allocation.
+// in its Fast's phases, so it costs no allocation per request.
 type idleConn struct {
 	net.Conn
 	f    *Fast

@@ -171,21 +171,36 @@ func (f *Fast) unsolicited() bool {
 	case *evloop.Conn:
 		return c.Pending()
 	case syscall.Conn: // *net.TCPConn, *net.UnixConn; not *tls.Conn
-		if f.raw == nil {
-			raw, err := c.SyscallConn()
-			if err != nil {
-				return false
-			}
-			f.raw = raw
+		if f.pk == nil {
+			f.pk = &peeker{}
+			f.pk.fn = f.pk.peek
 		}
-		if f.peekFn == nil {
-			f.peekFn = f.peek
-		}
-		f.peeked = false
-		_ = f.raw.Read(f.peekFn)
-		return f.peeked
+		return f.pk.pending(c)
 	}
 	return false
+}
+
+// peeker looks for unread input on a net package socket without reading
+// it. A Fast makes one on first use: only pipelining on goroutines needs it.
+type peeker struct {
+	raw    syscall.RawConn    // the open connection's socket; nil until needed (Fast.connect clears it)
+	fn     func(uintptr) bool // peek, bound once
+	buf    [1]byte
+	peeked bool
+}
+
+// pending reports whether unread input waits on c's socket.
+func (p *peeker) pending(c syscall.Conn) bool {
+	if p.raw == nil {
+		raw, err := c.SyscallConn()
+		if err != nil {
+			return false
+		}
+		p.raw = raw
+	}
+	p.peeked = false
+	_ = p.raw.Read(p.fn)
+	return p.peeked
 }
 
 // batchDepth is how many of n requests one write may carry: all of them

@@ -12,7 +12,12 @@ import (
 // read buffer. Response.Encoding and Response.Decoded then describe each
 // body, and a body that does not decode makes ReadBody return d's
 // *decode.Error.
-func (r *Reader) SetDecoder(d *decode.Body) { r.dec = d }
+func (r *Reader) SetDecoder(d *decode.Body) {
+	r.dec = d
+	if d != nil && r.body == nil {
+		r.body = new(bodySource) // apart from the Reader: most Readers never decode
+	}
+}
 
 // decodeBody reads a body with a Content-Encoding through the decoder.
 // A framing or connection failure is returned as ReadBody returns it; a
@@ -20,14 +25,14 @@ func (r *Reader) SetDecoder(d *decode.Body) { r.dec = d }
 // once the rest of the body has been read (undecoded), so the connection
 // stays usable as the response's framing says.
 func (r *Reader) decodeBody(resp *Response) error {
-	r.body = bodySource{r: r, resp: resp, left: resp.ContentLength}
+	*r.body = bodySource{r: r, resp: resp, left: resp.ContentLength}
 	switch resp.Framing {
 	case Chunked:
 		r.body.left, r.body.chunked = 0, true
 	case UntilEOF:
 		r.body.left = -1
 	}
-	n, err := r.dec.Decode(resp.Encoding, &r.body)
+	n, err := r.dec.Decode(resp.Encoding, r.body)
 	resp.Decoded = n
 	if decode.IsError(err) {
 		// The framing is intact: read the rest of the body, so the

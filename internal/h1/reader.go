@@ -59,7 +59,7 @@ type Reader struct {
 	src    io.Reader
 	lim    Limits
 	server [64]byte
-	body   bodySource // the decoder's view of the body (decode.go)
+	body   *bodySource // the decoder's view of the body (decode.go); made with the decoder
 }
 
 // NewReader returns a Reader over src with a buffer of size bytes (at least
