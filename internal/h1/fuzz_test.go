@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -243,7 +244,29 @@ func FuzzReader(f *testing.F) {
 		if lent.out > 1 {
 			t.Fatalf("%d buffers borrowed at the end, want at most 1", lent.out)
 		}
+		now := &nowFuzzSource{fuzzSource: &fuzzSource{t: t, data: data, sizes: sizes, eofWithData: mode&8 != 0}}
+		r := NewReader(now, size, lim)
+		gotNow, _ := readNow(r, head)
+		want := readWaiting(NewReader(&fuzzSource{t: t, data: data}, size, lim), head)
+		if !slices.Equal(gotNow, want) || r.Wire != now.n {
+			t.Fatalf("ReadNow and Parse read otherwise than ReadHeader (Wire %d of %d):\nnow:\n%+v\nwhole reads:\n%+v",
+				r.Wire, now.n, gotNow, want)
+		}
 	})
+}
+
+// nowFuzzSource is a fuzzSource that can read without waiting, finding
+// nothing every other time.
+type nowFuzzSource struct {
+	*fuzzSource
+	idle bool
+}
+
+func (s *nowFuzzSource) ReadNow(p []byte) (int, error) {
+	if s.idle = !s.idle; s.idle {
+		return 0, nil
+	}
+	return s.Read(p)
 }
 
 // sameOutcome compares two outcomes. A response whose header section
