@@ -71,10 +71,10 @@ type Exchange struct {
 	BytesIn   int64  // bytes read from the network during this exchange
 	BytesOut  int64  // bytes written to the network during this exchange
 	KeepAlive bool   // the connection stays open for the next request
+	Retried   bool   // the keep-alive close race was retried on a new connection
 	Opened    int    // connections opened by this exchange (a retry opens a second)
 	Closed    int    // connections closed by this exchange
 	Info      int    // 1xx interim responses skipped
-	Retried   bool   // the keep-alive close race was retried on a new connection
 	Server    []byte // Server header value; valid until the next Do
 	Err       error  // the failure, for diagnostics; nil on ok and non2xx
 
