@@ -159,6 +159,12 @@ func TestDecodeReaderAllocs(t *testing.T) {
 	}
 	plain := strings.Repeat("0123456789", 3000)
 	for _, enc := range []string{"gzip", "zstd"} {
+		if enc == "zstd" && raceEnabled {
+			// zstd's decoder keeps its Huffman and FSE tables in sync.Pools,
+			// which the race detector empties at random: allocations then
+			// vary from run to run.
+			continue
+		}
 		for _, framing := range []string{"length", "chunked"} {
 			r := NewReader(&loopSource{data: []byte(framed(enc, framing, compressed(t, enc, plain)))}, 0, Limits{})
 			r.SetDecoder(decode.NewBody(decode.All))
