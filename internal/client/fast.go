@@ -19,7 +19,7 @@ import (
 type Fast struct {
 	// The fields every kept-alive request touches come first, so that
 	// with thousands of connections a request misses the cache on as few
-	// lines of its Fast as it can (the first two of five).
+	// lines of its Fast as it can (the first three of four).
 	cfg     *Config
 	nc      net.Conn
 	rd      *h1.Reader
@@ -66,7 +66,7 @@ func NewFast(ctx context.Context, cfg *Config) *Fast {
 		f.ph = &phases{idle: idleConn{f: f}}
 	}
 	f.setDecoder()
-	f.plain = !cfg.phased() && cfg.IdleTimeout <= 0 && !cfg.Compressed
+	f.plain = !cfg.phased() && !cfg.Compressed // IdleTimeout is a phase
 	return f
 }
 
