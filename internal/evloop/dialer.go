@@ -21,6 +21,7 @@ type Dialer struct {
 	Timeout   time.Duration // connect limit; 0 = none
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
+	Nagle     bool          // leave Nagle's algorithm on; false = TCP_NODELAY, as every client sets
 
 	// Target is the TCP address the dials go to, parsed once and shared
 	// by every Dialer of a run (ParseTarget); nil, or a dial to another
@@ -128,10 +129,10 @@ func (d *Dialer) socket(t *Task, family, proto int) (*Conn, error) {
 	return c, nil
 }
 
-// options sets the buffer sizes and, on a TCP socket, TCP_NODELAY and the
-// local address.
+// options sets the buffer sizes and, on a TCP socket, TCP_NODELAY (unless
+// Nagle) and the local address.
 func (d *Dialer) options(c *Conn, tcp bool) error {
-	if tcp {
+	if tcp && !d.Nagle {
 		if err := rawSetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
 			return os.NewSyscallError("setsockopt", err)
 		}
@@ -157,41 +158,67 @@ func (d *Dialer) options(c *Conn, tcp bool) error {
 }
 
 // connect starts the connection, to sa or (sa nil) to the TCP address
-// to, and parks until it is made, fails, times
-// out or the loop is interrupted.
+// to, and parks until it is made, fails, times out or the loop is
+// interrupted.
+//
+// A non-blocking connect answers EINPROGRESS, but on loopback the kernel
+// has usually finished the handshake before the call returns. A second
+// connect tells which, in one system call, as ab's does: 0 once the
+// connection is made, EALREADY while it is still being made, or the
+// error it failed with. Only EALREADY waits for writability (then
+// SO_ERROR tells the outcome).
 func (d *Dialer) connect(c *Conn, to *target, sa unix.Sockaddr) error {
-	var err error
-	if sa == nil {
-		err = to.connect(c.fd)
-	} else {
-		err = unix.Connect(c.fd, sa)
+	err := d.start(c.fd, to, sa)
+	if err == unix.EINPROGRESS || err == unix.EINTR {
+		err = d.start(c.fd, to, sa)
+		if err == unix.EISCONN {
+			err = nil
+		}
 	}
-	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
-		return os.NewSyscallError("connect", err)
-	}
-	if err != nil && !connectedNow(c.fd) {
-		if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
-			return err
-		}
-		if d.Timeout > 0 {
-			_ = c.SetDeadline(time.Now().Add(d.Timeout))
-		}
-		if !c.t.park(waitWrite) {
-			if c.t.Interrupted() {
-				return context.Canceled
-			}
-			return os.ErrDeadlineExceeded
-		}
-		_ = c.SetDeadline(time.Time{})
+	if err == unix.EALREADY || err == unix.EINPROGRESS || err == unix.EINTR {
+		err = d.await(c)
 	}
 	if err != nil {
-		if soerr, err := rawGetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil {
-			return os.NewSyscallError("getsockopt", err)
-		} else if soerr != 0 {
-			return os.NewSyscallError("connect", unix.Errno(soerr))
+		if _, ok := err.(unix.Errno); ok {
+			return os.NewSyscallError("connect", err)
 		}
+		return err
 	}
 	c.readable = false
+	return nil
+}
+
+// start calls connect(2) on fd: to sa, or (sa nil) to the TCP address to.
+func (d *Dialer) start(fd int, to *target, sa unix.Sockaddr) error {
+	if sa == nil {
+		return to.connect(fd)
+	}
+	return unix.Connect(fd, sa)
+}
+
+// await parks until c's connect has ended, and returns how: nil, the
+// connect's errno, or a timeout, a cancellation or a syscall error.
+func (d *Dialer) await(c *Conn) error {
+	if err := c.watch(unix.EPOLLOUT, "dial"); err != nil {
+		return err
+	}
+	if d.Timeout > 0 {
+		_ = c.SetDeadline(time.Now().Add(d.Timeout))
+	}
+	if !c.t.park(waitWrite) {
+		if c.t.Interrupted() {
+			return context.Canceled
+		}
+		return os.ErrDeadlineExceeded
+	}
+	_ = c.SetDeadline(time.Time{})
+	soerr, err := rawGetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return os.NewSyscallError("getsockopt", err)
+	}
+	if soerr != 0 {
+		return unix.Errno(soerr)
+	}
 	return nil
 }
 

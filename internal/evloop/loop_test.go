@@ -274,3 +274,69 @@ func TestSleepsNearAndFarEndOnTime(t *testing.T) {
 		}
 	}
 }
+
+// fullListener listens on a free loopback port with an accept queue of
+// one and fills it with a connection it does not accept: the kernel drops
+// the next SYN, so the next dial stays in SYN_SENT until its retransmit
+// (about a second later). accept takes the queued connections from then
+// on.
+func fullListener(t *testing.T) (addr string, accept func()) {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
+	if err := syscall.Bind(fd, sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "listener")
+	ln, err := net.FileListener(f)
+	_ = f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	queued, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = queued.Close() })
+	accept = func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+		}
+	}
+	return ln.Addr().String(), accept
+}
+
+// TestDialWaitsForALateHandshake: when the handshake has not ended by the
+// second connect (EALREADY), the dial parks until the socket is writable
+// and then reports the connection made.
+func TestDialWaitsForALateHandshake(t *testing.T) {
+	addr, accept := fullListener(t)
+	var derr error
+	var parked int64
+	runTasks(t, 1, func(tk *Task) {
+		time.AfterFunc(100*time.Millisecond, func() { go accept() })
+		before := tk.loop.resumes
+		c, err := dial(tk, addr)
+		parked, derr = tk.loop.resumes-before, err
+		if err == nil {
+			_ = c.Close()
+		}
+	})
+	if derr != nil {
+		t.Fatalf("dial: %v, want the connection made on the SYN's retransmit", derr)
+	}
+	if parked == 0 {
+		t.Fatal("the dial never parked: the queue was not full, so the wait was not tested")
+	}
+}

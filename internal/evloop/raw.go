@@ -107,16 +107,3 @@ func (t *target) connect(fd int) error {
 	_, _, e := syscall.RawSyscall(unix.SYS_CONNECT, uintptr(fd), uintptr(p), n)
 	return rawErr(e)
 }
-
-var zeroTimeout unix.Timespec
-
-// connectedNow reports whether fd's non-blocking connect has already ended
-// (made or failed: SO_ERROR tells which), with a ppoll that does not wait.
-// On loopback the handshake usually completes inside connect itself, so
-// the task goes on without registering for, and waiting on, writability.
-func connectedNow(fd int) bool {
-	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
-	n, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
-		uintptr(unsafe.Pointer(&zeroTimeout)), 0, 0, 0)
-	return e == 0 && n == 1 && pfd.Revents&(unix.POLLOUT|unix.POLLERR|unix.POLLHUP) != 0
-}

@@ -6,6 +6,10 @@ import (
 	"context"
 	"net"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gb-bench/gb/internal/testsupport"
 )
 
 // TestDialerAddressesInTurn: one Dialer (as one worker's) dials an IPv4
@@ -51,4 +55,27 @@ func TestDialerAddressesInTurn(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDialerSetsNoDelayUnlessNagle: a Dialer sets TCP_NODELAY, as every
+// client does, except with Nagle (connections that carry one request).
+func TestDialerSetsNoDelayUnlessNagle(t *testing.T) {
+	addr := testsupport.EchoLines(t)
+	for _, nagle := range []bool{false, true} {
+		var got int
+		var derr error
+		runTasks(t, 1, func(tk *Task) {
+			d := Dialer{Nagle: nagle}
+			c, err := d.DialContext(WithTask(context.Background(), tk), "tcp", addr)
+			if err != nil {
+				derr = err
+				return
+			}
+			defer c.Close()
+			got, derr = unix.GetsockoptInt(c.(*Conn).fd, unix.IPPROTO_TCP, unix.TCP_NODELAY)
+		})
+		if want := map[bool]int{false: 1, true: 0}[nagle]; derr != nil || (got != 0) != (want != 0) {
+			t.Errorf("Nagle %v: TCP_NODELAY = %d, %v; want %d", nagle, got, derr, want)
+		}
+	}
 }
