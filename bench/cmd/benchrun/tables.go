@@ -94,6 +94,10 @@ func closeTools(bins map[string]string, engines []string) []tool {
 	if b := bins["gb"]; b != "" {
 		ts = append(ts, tool{key: "gb", name: "gb", bin: b, parse: parseAB,
 			args: func(u string, c, n int) []string { return []string{"-c", itoa(c), "-n", itoa(n), "-q", u} }})
+		if b := bins["gb-base"]; b != "" {
+			ts = append(ts, tool{key: "gb", name: baseName, bin: b, parse: parseAB,
+				args: func(u string, c, n int) []string { return []string{"-c", itoa(c), "-n", itoa(n), "-q", u} }})
+		}
 		for _, e := range engines {
 			ts = append(ts, tool{key: "gb", name: "gb --engine=" + e, bin: b, parse: parseAB,
 				args: func(u string, c, n int) []string {
