@@ -213,6 +213,15 @@ func (c *Conn) due() int64 {
 	return c.deadline.Load()
 }
 
+// expireIn sets the deadline d from now, as SetDeadline would, for the
+// task itself (a dial's wait): one clock reading, and a shallow call.
+func (c *Conn) expireIn(d time.Duration) {
+	at := int64(time.Since(epoch) + d)
+	c.deadline.Store(at)
+	c.past.Store(false)
+	c.t.loop.noteDue(at)
+}
+
 // sinceEpoch converts t to nanoseconds since epoch (monotonic).
 func sinceEpoch(t time.Time) int64 { return int64(t.Sub(epoch)) }
 

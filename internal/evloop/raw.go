@@ -98,12 +98,12 @@ func (t *target) parseNew(address string) error {
 	return nil
 }
 
-// connect starts a non-blocking connect of fd to t.
-func (t *target) connect(fd int) error {
+// connect starts a non-blocking connect of fd to t; 0 or the errno.
+func (t *target) connect(fd int) syscall.Errno {
 	p, n := unsafe.Pointer(&t.sa4), unsafe.Sizeof(t.sa4)
 	if !t.ap.Addr().Is4() {
 		p, n = unsafe.Pointer(&t.sa6), unsafe.Sizeof(t.sa6)
 	}
 	_, _, e := syscall.RawSyscall(unix.SYS_CONNECT, uintptr(fd), uintptr(p), n)
-	return rawErr(e)
+	return e
 }
