@@ -89,7 +89,8 @@ type row struct {
 	errs                  []string
 
 	errRSS float64   // median peak RSS of the runs that failed, MiB (the memory table shows it)
-	cpus   []float64 // every successful run's CPU-s/100k, for the goal table's significance test
+	cpus   []float64 // every successful run's CPU-s/100k, for the goal tables' significance tests
+	rpss   []float64 // every successful run's req/s, likewise
 }
 
 type cellKey struct {
@@ -137,7 +138,7 @@ func summarize(runs []result) map[cellKey][]row {
 			a := accs[k][n]
 			a.row.rps, a.row.cpu, a.row.rss, a.row.server = median(a.rps), median(a.cpu), median(a.rss), median(a.server)
 			a.row.wall, a.row.errRSS = median(a.wall), median(a.errRSS)
-			a.row.cpus = a.cpu
+			a.row.cpus, a.row.rpss = a.cpu, a.rps
 			out[k] = append(out[k], a.row)
 		}
 	}
@@ -391,23 +392,31 @@ func goals(modes []mode, cells map[cellKey][]row) string {
 // finds a difference at α = 0.05, else "not shown worse (p=…)". p is the
 // smallest of the failed comparisons'.
 func verdict(g, best, floor row, bestOK, floorOK bool) string {
-	p, alpha := 1.0, benchmath.DefaultThresholds.CompareAlpha
-	compare := func(ref []float64, scale float64) {
-		scaled := make([]float64, len(ref))
-		for i, v := range ref {
-			scaled[i] = v * scale
-		}
-		th := &benchmath.DefaultThresholds
-		c := benchmath.AssumeNothing.Compare(benchmath.NewSample(append([]float64(nil), g.cpus...), th), benchmath.NewSample(scaled, th))
-		p = min(p, c.P)
-	}
+	p := 1.0
 	if !bestOK {
-		compare(best.cpus, 1)
+		p = min(p, uTest(g.cpus, best.cpus, 1))
 	}
 	if !floorOK {
-		compare(floor.cpus, 1.05)
+		p = min(p, uTest(g.cpus, floor.cpus, 1.05))
 	}
-	if p <= alpha {
+	return shown(p)
+}
+
+// uTest is the p-value of a Mann-Whitney U test (benchmath) of the runs a
+// against the runs ref scaled by scale.
+func uTest(a, ref []float64, scale float64) float64 {
+	scaled := make([]float64, len(ref))
+	for i, v := range ref {
+		scaled[i] = v * scale
+	}
+	th := &benchmath.DefaultThresholds
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(append([]float64(nil), a...), th), benchmath.NewSample(scaled, th)).P
+}
+
+// shown words a missed median's test: "no (p=…)" when the runs differ at
+// α = 0.05, else "not shown worse (p=…)".
+func shown(p float64) string {
+	if p <= benchmath.DefaultThresholds.CompareAlpha {
 		return fmt.Sprintf("no (p=%.2f)", p)
 	}
 	return fmt.Sprintf("not shown worse (p=%.2f)", p)

@@ -45,3 +45,24 @@ func TestGoalsAgainstMeasuringFloor(t *testing.T) {
 		t.Errorf("missing %q in\n%s", want, out)
 	}
 }
+
+// TestNewVerdict: the close goal's row is "yes" only when both medians
+// meet it; a miss is "no" when the runs show it (CPU above ab's, or req/s
+// below) and "not shown worse" when they overlap.
+func TestNewVerdict(t *testing.T) {
+	ab := row{tool: "ab", cpu: 7.0, rps: 14000, cpus: []float64{6.9, 7.0, 7.1, 6.95, 7.05}, rpss: []float64{13900, 14000, 14100, 13950, 14050}}
+	for _, c := range []struct {
+		name string
+		g    row
+		want string
+	}{
+		{"both met", row{cpu: 6.9, rps: 14100}, "yes"},
+		{"CPU above in every run", row{cpu: 7.5, rps: 14100, cpus: []float64{7.4, 7.5, 7.6, 7.45, 7.55}}, "no (p="},
+		{"req/s below in every run", row{cpu: 6.9, rps: 13000, rpss: []float64{12900, 13000, 13100, 12950, 13050}}, "no (p="},
+		{"req/s overlapping", row{cpu: 6.9, rps: 13990, rpss: []float64{13800, 13990, 14200, 13850, 14150}}, "not shown worse (p="},
+	} {
+		if got := newVerdict(c.g, ab, 1, true); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %s…", c.name, got, c.want)
+		}
+	}
+}
