@@ -3,9 +3,9 @@ package gb
 import (
 	"runtime"
 	"runtime/metrics"
-	"syscall"
 	"time"
 
+	"github.com/gb-bench/gb/internal/rusage"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -24,11 +24,7 @@ var selfMetrics = []string{"/gc/cycles/total:gc-cycles", "/sched/pauses/total/gc
 // (runtime/metrics, which does not stop the world).
 func readSelf() selfSample {
 	var s selfSample
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		s.maxRSS = ru.Maxrss
-	}
+	s.cpu, s.maxRSS = rusage.Self()
 	samples := make([]metrics.Sample, len(selfMetrics))
 	for i, name := range selfMetrics {
 		samples[i].Name = name

@@ -151,10 +151,11 @@ func TestHTTPSOverUnixSocket(t *testing.T) {
 // is answered, on both engines.
 func TestUnixSocketFullBacklog(t *testing.T) {
 	sock := filepath.Join(testsupport.SocketDir(t), "slow.sock")
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	syscall.CloseOnExec(fd)
 	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
 		t.Fatal(err)
 	}

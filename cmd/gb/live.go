@@ -3,13 +3,13 @@ package main
 import (
 	"io"
 	"strings"
-	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/rusage"
 )
 
 // live draws the panel on a terminal while the load runs. The bubbletea
@@ -150,9 +150,6 @@ func (t *tracker) add(p gb.Progress, cpu time.Duration) liveSnap {
 
 // cpuTime is gb's CPU time so far, user+system; 0 if unknown.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpu, _ := rusage.Self()
+	return cpu
 }

@@ -94,10 +94,7 @@ func (c *Config) control(bind bool) func(network, address string, rc syscall.Raw
 			if c.SockBuf <= 0 {
 				return
 			}
-			if serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, c.SockBuf); serr != nil {
-				return
-			}
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, c.SockBuf)
+			serr = setSockBuf(fd, c.SockBuf)
 		})
 		if err != nil {
 			return err

@@ -27,12 +27,25 @@ type Task struct{}
 // Conn is unavailable off Linux: no Dialer makes one.
 type Conn struct{ net.Conn }
 
-// Dialer is unavailable off Linux.
+// Dialer is unavailable off Linux: its fields mirror the Linux Dialer's so
+// that callers compile, and DialContext always fails.
 type Dialer struct {
+	Task      *Task
 	Timeout   time.Duration
 	LocalAddr *net.TCPAddr
 	SockBuf   int
+	Nagle     bool
+	Target    *Target
 }
+
+// Target is unavailable off Linux; ParseTarget always fails.
+type Target struct{}
+
+// ParseTarget fails off Linux.
+func ParseTarget(string) (*Target, error) { return nil, errUnsupported }
+
+// Prepare does nothing off Linux.
+func (d *Dialer) Prepare() {}
 
 // New fails off Linux.
 func New() (*Loop, error) { return nil, errUnsupported }
@@ -44,6 +57,7 @@ func (l *Loop) Go(fn func(t *Task)) *Task { return &Task{} }
 func (l *Loop) Run()                      {}
 func (l *Loop) Close()                    {}
 func (l *Loop) Interrupt()                {}
+func (l *Loop) OnLoop(fn func())          { fn() }
 func (t *Task) Sleep(d time.Duration)     {}
 
 func (d *Dialer) DialContext(context.Context, string, string) (net.Conn, error) {

@@ -30,7 +30,7 @@ func Check(path string) error {
 		return err
 	}
 	if inPlace(fi) {
-		if err := syscall.Access(path, 2); err != nil { // W_OK
+		if err := writable(path); err != nil {
 			return fmt.Errorf("not writable: %w", err)
 		}
 		return nil

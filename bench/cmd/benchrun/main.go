@@ -505,7 +505,7 @@ func raiseNoFile() (soft, hard uint64, err error) {
 			return 0, 0, err
 		}
 	}
-	return lim.Cur, lim.Max, nil
+	return uint64(lim.Cur), uint64(lim.Max), nil // int64 on the BSDs
 }
 
 var knownNames = map[string]map[string]bool{
