@@ -193,8 +193,7 @@ func (c *Conn) SetDeadline(t time.Time) error {
 		c.t.loop.wake()
 		return nil
 	}
-	c.past.Store(false)
-	c.t.loop.noteDue(d)
+	c.dueAt(d)
 	return nil
 }
 
@@ -215,8 +214,10 @@ func (c *Conn) due() int64 {
 
 // expireIn sets the deadline d from now, as SetDeadline would, for the
 // task itself (a dial's wait): one clock reading, and a shallow call.
-func (c *Conn) expireIn(d time.Duration) {
-	at := int64(time.Since(epoch) + d)
+func (c *Conn) expireIn(d time.Duration) { c.dueAt(int64(time.Since(epoch) + d)) }
+
+// dueAt sets a future deadline, at nanoseconds since epoch, from the task.
+func (c *Conn) dueAt(at int64) {
 	c.deadline.Store(at)
 	c.past.Store(false)
 	c.t.loop.noteDue(at)

@@ -22,7 +22,7 @@ type Dialer struct {
 	Timeout   time.Duration // connect limit; 0 = none
 	LocalAddr *net.TCPAddr  // address to bind before connecting; nil = any
 	SockBuf   int           // SO_SNDBUF and SO_RCVBUF in bytes; 0 = the kernel's
-	Nagle     bool          // leave Nagle's algorithm on; false = TCP_NODELAY, as every client sets
+	Nagle     bool          // leave Nagle's algorithm on (as ab does); false = TCP_NODELAY, as wrk and Go's net package set
 
 	// Target is the TCP address the dials go to, parsed once and shared
 	// by every Dialer of a run (ParseTarget); nil, or a dial to another
@@ -64,7 +64,7 @@ var ErrNoTask = errors.New("evloop: dial outside a task")
 // DialContext connects to address, an IP literal and port ("127.0.0.1:80",
 // "[::1]:80") with network "tcp", or a unix domain socket's path with
 // network "unix", parking the task while the connection is made. A TCP
-// socket has TCP_NODELAY set, as the net package does.
+// socket has TCP_NODELAY set, as the net package does, unless Nagle.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	t := d.Task // a field, not ctx.Value: a task's dial runs deep in its small stack
 	if t == nil {
