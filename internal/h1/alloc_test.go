@@ -8,6 +8,11 @@ import (
 // A keep-alive response with a 10 KiB body, and a small chunked one with
 // extensions and trailers.
 var (
+	// respNginx6B is nginx 1.22's reply to a GET of a 6-byte static file:
+	// benchrun's "nginx 6 B" cell, where parsing is most of gb's user time.
+	respNginx6B = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Wed, 25 Nov 2026 14:30:45 GMT\r\n" +
+		"Content-Type: text/plain\r\nContent-Length: 6\r\nLast-Modified: Wed, 25 Nov 2026 04:49:19 GMT\r\n" +
+		"Connection: keep-alive\r\nETag: \"6b0668cf-6\"\r\nAccept-Ranges: bytes\r\n\r\nx12345"
 	respCL10K      = "HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Type: text/plain\r\nContent-Length: 10240\r\n\r\n" + strings.Repeat("b", 10240)
 	respChunkSmall = "HTTP/1.1 200 OK\r\nServer: bench\r\nTransfer-Encoding: chunked\r\n\r\n" +
 		"5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n"
@@ -84,6 +89,7 @@ func BenchmarkReadResponse(b *testing.B) {
 	}{
 		{"CL10KiB", respCL10K, 10240},
 		{"ChunkedSmall", respChunkSmall, 15},
+		{"Nginx6B", respNginx6B, 6},
 	} {
 		b.Run(bb.name, func(b *testing.B) {
 			r := NewReader(&loopSource{data: []byte(bb.in)}, 0, Limits{})

