@@ -63,7 +63,7 @@ type Exchange struct {
 	Handshake time.Duration // the TLS handshake of a new connection; 0 = none
 	Written   time.Time     // request fully written
 	FirstByte time.Time     // first response byte arrived
-	Done      time.Time     // response complete, or the failure
+	Done      time.Time     // response complete (read whole; on an event loop, when the read that completed it returned), or the failure
 
 	Status    int    // final status code; 0 when no status line was read
 	Body      int64  // response body bytes (partial bodies included)
