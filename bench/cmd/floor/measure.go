@@ -15,7 +15,9 @@ import (
 
 // meter is -measure: the floor's epoll loop doing, per response, the work a
 // measuring client cannot skip, the way an engine without coroutines would
-// do it (the loop calls it, nothing parks): four clock readings, gb's own
+// do it (the loop calls it, nothing parks): three clock readings (start,
+// written, and one for the first and last byte of a response read whole,
+// as gb's loops take them), gb's own
 // HTTP/1.1 parser (h1.Reader, over the loop's one read buffer, lent per
 // response as gb's loops lend theirs) and gb's own recorder
 // (stats.Recorder: the HdrHistograms, status and byte counts). What it
@@ -125,7 +127,7 @@ func (c *client) readMeasured(m *meter, i int) error {
 // record parses the k bytes at the start of the buffer as one response and
 // records it as gb's worker does.
 func (m *meter) record(mc *metered, k int) error {
-	first := clock.Now()
+	done := clock.Now() // the response arrived whole in this read: its first and last byte
 	mc.src.ready = k
 	r := &mc.resp
 	if err := mc.rd.Fill(); err != nil {
@@ -139,11 +141,10 @@ func (m *meter) record(mc *metered, k int) error {
 	if err != nil {
 		return err
 	}
-	done := clock.Now()
 	var t stats.Timing
 	t[stats.Total] = max(int64(done.Sub(mc.start)/time.Microsecond), 0)
 	t[stats.Processing] = t[stats.Total]
-	t[stats.Waiting] = max(int64(first.Sub(mc.written)/time.Microsecond), 0)
+	t[stats.Waiting] = max(int64(done.Sub(mc.written)/time.Microsecond), 0)
 	m.rec.BytesIn += int64(k)
 	m.rec.BodyIn += r.BodyBytes
 	m.rec.Status(r.Status)
