@@ -1,8 +1,6 @@
 package client
 
 import (
-	"time"
-
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/load"
@@ -43,7 +41,7 @@ func (f *Fast) Send(x *load.Exchange) bool {
 	if !ok {
 		return false
 	}
-	x.Start = clock.Now()
+	x.Start = clock.Read()
 	f.target = x.Target
 	x.Connected = x.Start
 	f.arm(x.Start)
@@ -58,7 +56,7 @@ func (f *Fast) Send(x *load.Exchange) bool {
 		f.stage, f.werr = unsendable, err
 		return false
 	}
-	x.Written = clock.Now()
+	x.Written = clock.Read()
 	f.wire = f.rd.Wire
 	f.stage = reading
 	return true
@@ -75,9 +73,9 @@ func (f *Fast) Receive(x *load.Exchange) (stats.Outcome, load.Got) {
 	// response had arrived when the read returned, and parsing it is gb's
 	// time, not the server's. It saves one of four clock readings per
 	// kept-alive request.
-	var got time.Time
+	var got clock.Mono
 	if n > 0 {
-		got = clock.Now()
+		got = clock.Read()
 		if x.FirstByte.IsZero() {
 			x.FirstByte = got
 		}
@@ -94,7 +92,7 @@ func (f *Fast) Receive(x *load.Exchange) (stats.Outcome, load.Got) {
 	o, _ := f.received(x, nil, true)
 	x.BytesIn += f.rd.Wire - f.wire
 	if got.IsZero() { // an earlier read had buffered it (pipelining)
-		got = clock.Now()
+		got = clock.Read()
 	}
 	x.Done = got
 	f.stage = unsent
@@ -118,7 +116,7 @@ func (f *Fast) Finish(x *load.Exchange) stats.Outcome {
 		x.Retried = true
 		o, _ = f.attempt(x)
 	}
-	x.Done = clock.Now()
+	x.Done = clock.Read()
 	f.stage = unsent
 	return o
 }
@@ -133,7 +131,7 @@ func (f *Fast) finish(x *load.Exchange) (stats.Outcome, bool) {
 		if err != nil {
 			return f.failWrite(x, err, true)
 		}
-		x.Written = clock.Now()
+		x.Written = clock.Read()
 		f.wire = f.rd.Wire
 	case unsendable:
 		return f.failWrite(x, f.werr, true)

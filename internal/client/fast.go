@@ -23,8 +23,8 @@ type Fast struct {
 	cfg     *Config
 	nc      net.Conn
 	rd      *h1.Reader
-	rearm   time.Time // a request starting after this moves nc's deadline (see arm); zero = the next one does
-	wire    int64     // rd.Wire when the request in flight was written
+	rearm   clock.Mono // a request starting after this moves nc's deadline (see arm); zero = the next one does
+	wire    int64      // rd.Wire when the request in flight was written
 	stop    atomic.Bool
 	plain   bool      // a loop could drive the connection's exchanges (drive.go): no phases, idle limit or decoding
 	stage   sendStage // how far Send got with the exchange in flight
@@ -94,14 +94,14 @@ func (f *Fast) Close() bool {
 
 // Do sends the request and reads the response; see load.Conn.
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
-	x.Start = clock.Now()
+	x.Start = clock.Read()
 	f.target = x.Target
 	o, retry := f.attempt(x)
 	if retry {
 		x.Retried = true
 		o, _ = f.attempt(x)
 	}
-	x.Done = clock.Now()
+	x.Done = clock.Read()
 	return o
 }
 
@@ -124,7 +124,7 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 	}
 	// A server may answer before it has read the whole body (an early 413
 	// or 401) and close: its response can still be read (RFC 9112 §9.5).
-	x.Written = clock.Now()
+	x.Written = clock.Read()
 	wire := f.rd.Wire
 	o, retry = f.read(x, reused)
 	x.BytesIn += f.rd.Wire - wire
@@ -150,7 +150,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	if tc, ok := nc.(*tls.Conn); ok {
 		f.noteTLS(tc)
 	}
-	f.nc, f.rearm = nc, time.Time{}
+	f.nc, f.rearm = nc, 0
 	if f.pk != nil {
 		f.pk.raw = nil
 	}
@@ -161,7 +161,7 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 	} else {
 		f.rd.Reset(nc)
 	}
-	x.Connected = clock.Now()
+	x.Connected = clock.Read()
 	x.Ready() // opened now, however long the exchange takes
 	return stats.OK, true
 }
@@ -171,13 +171,13 @@ func (f *Fast) connect(x *load.Exchange) (stats.Outcome, bool) {
 // pays for the runtime timer update about once per timeout/64, not per
 // request; a request's effective timeout is within 1.6% of the setting.
 // Between moves, arm is one comparison of monotonic readings.
-func (f *Fast) arm(start time.Time) {
+func (f *Fast) arm(start clock.Mono) {
 	d := f.cfg.timeout()
 	if f.cfg.phased() {
-		f.ph.total = start.Add(d)
+		f.ph.total = start.Time().Add(d)
 		_ = f.nc.SetDeadline(f.ph.total)
 	} else if start.After(f.rearm) {
-		_ = f.nc.SetDeadline(start.Add(d))
+		_ = f.nc.SetDeadline(start.Time().Add(d))
 		f.rearm = start.Add(d / 64)
 	}
 	if f.stop.Load() {
@@ -193,7 +193,7 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 		return f.failRead(x, err, reused)
 	}
 	if x.FirstByte.IsZero() { // else Receive saw the first bytes arrive
-		x.FirstByte = clock.Now()
+		x.FirstByte = clock.Read()
 	}
 	f.phase(f.cfg.HeaderTimeout)
 	r := &f.resp

@@ -67,8 +67,7 @@ func TestKeepAliveReusesOneConnection(t *testing.T) {
 			if string(x.Server) != "test/1.0 (extra)" {
 				t.Fatalf("server %q", x.Server)
 			}
-			if !(x.Start.Compare(x.Connected) <= 0 && x.Connected.Compare(x.Written) <= 0 &&
-				x.Written.Compare(x.FirstByte) <= 0 && x.FirstByte.Compare(x.Done) <= 0) {
+			if !(x.Start <= x.Connected && x.Connected <= x.Written && x.Written <= x.FirstByte && x.FirstByte <= x.Done) {
 				t.Fatalf("timestamps out of order: %+v", x)
 			}
 			opened += x.Opened

@@ -38,7 +38,7 @@ func (f *Fast) DoBatch(xs []load.Exchange, outs []stats.Outcome) {
 
 // doBatch is DoBatch for a batch that fits one write.
 func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
-	start := clock.Now()
+	start := clock.Read()
 	for i := range xs {
 		xs[i].Start = start
 	}
@@ -53,7 +53,7 @@ func (f *Fast) doBatch(xs []load.Exchange, outs []stats.Outcome) {
 			xs[i].Retried = true
 		}
 	}
-	now := clock.Now()
+	now := clock.Read()
 	for i := done; i < len(xs); i++ {
 		xs[i].Done = now
 	}
@@ -76,7 +76,7 @@ func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry
 	f.arm(x0.Start)
 	n, err := f.nc.Write(f.cfg.batch(len(xs)))
 	x0.BytesOut += int64(n)
-	written := clock.Now()
+	written := clock.Read()
 	for i := range xs {
 		xs[i].Connected, xs[i].Written = x0.Connected, written
 	}
@@ -99,7 +99,7 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 		wire := f.rd.Wire
 		o, retry := f.read(&xs[i], reused && i == 0)
 		xs[i].BytesIn += f.rd.Wire - wire
-		xs[i].Done = clock.Now()
+		xs[i].Done = clock.Read()
 		f.pending = 0
 		outs[i] = o
 		switch {
@@ -150,7 +150,7 @@ func (f *Fast) extraResponses(xs []load.Exchange, outs []stats.Outcome) {
 // fill ends every exchange of xs with outcome o and error err, so each
 // failed request of a batch counts in the error tallies.
 func fill(xs []load.Exchange, outs []stats.Outcome, o stats.Outcome, err error) {
-	now := clock.Now()
+	now := clock.Read()
 	for i := range outs {
 		outs[i] = o
 		xs[i].Err = err

@@ -5,32 +5,34 @@ import (
 	"time"
 )
 
-// TestNowFollowsTimeNow: Now moves with time.Now, within the time between
-// the readings, on both its monotonic and its wall reading.
-func TestNowFollowsTimeNow(t *testing.T) {
+// TestMonoFollowsTimeNow: a Mono read between two time.Now readings lies
+// between them once converted, converts back to itself, and the zero Mono
+// stands for the zero Time both ways.
+func TestMonoFollowsTimeNow(t *testing.T) {
 	for range 1000 {
 		before := time.Now()
-		now := Now()
+		m := Read()
 		after := time.Now()
-		if now.Before(before) || now.After(after) {
-			t.Fatalf("Now %v is outside [%v, %v] on the monotonic clock", now, before, after)
+		if m.IsZero() || m.Time().Before(before) || m.Time().After(after) {
+			t.Fatalf("Read %d (%v) is outside [%v, %v]", m, m.Time(), before, after)
 		}
-		// Round(0) strips the monotonic reading: compare the wall times.
-		if d := now.Round(0).Sub(before.Round(0)); d < -time.Millisecond || d > time.Millisecond+after.Sub(before) {
-			t.Fatalf("Now's wall time is %v from time.Now's", d)
+		if Of(before) > m || Of(after) < m || Of(m.Time()) != m {
+			t.Fatalf("Of(%v) = %d, Of(%v) = %d, Of(Read().Time()) = %d: want %d between and equal", before, Of(before), after, Of(after), Of(m.Time()), m)
 		}
 	}
+	if !Of(time.Time{}).IsZero() || !Mono(0).Time().IsZero() {
+		t.Errorf("the zero Mono and the zero Time do not convert to each other")
+	}
+	a := Read()
 	time.Sleep(10 * time.Millisecond)
-	a := Now()
-	time.Sleep(10 * time.Millisecond)
-	if d := Now().Sub(a); d < 10*time.Millisecond || d > time.Second {
-		t.Errorf("10 ms of sleep measured %v with Now", d)
+	if d := Read().Sub(a); d < 10*time.Millisecond || d > time.Second {
+		t.Errorf("10 ms of sleep measured %v with Read", d)
 	}
 }
 
-func BenchmarkNow(b *testing.B) {
+func BenchmarkRead(b *testing.B) {
 	for range b.N {
-		_ = Now()
+		_ = Read()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -149,13 +150,13 @@ func (c *Client) Do(x *load.Exchange) stats.Outcome {
 
 // Start begins request x; see load.Streamer.
 func (c *Client) Start(x *load.Exchange) (stats.Outcome, bool) {
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	if c.nc != nil && c.draining && c.active == 0 {
 		c.closeConn() // a drained connection: this request opens the next
 	}
 	if c.nc == nil {
 		if o, ok := c.connect(x); !ok {
-			x.Done = time.Now()
+			x.Done = clock.Read()
 			c.settle(x)
 			return o, true
 		}
@@ -163,7 +164,7 @@ func (c *Client) Start(x *load.Exchange) (stats.Outcome, bool) {
 		x.Connected = x.Start
 	}
 	if c.maxStreams <= 0 {
-		x.Err, x.Done = errNoStreams, time.Now()
+		x.Err, x.Done = errNoStreams, clock.Read()
 		c.draining = true // the next request tries a new connection
 		c.settle(x)
 		return stats.FailProtocol, true
@@ -301,14 +302,15 @@ func (c *Client) flush() error {
 			if s.state != open || s.written {
 				continue
 			}
-			if x := s.x; x.Connected.Equal(x.Start) && sending.After(x.Start) {
+			if x := s.x; x.Connected == x.Start && clock.Of(sending).After(x.Start) {
 				// held back on a ready connection: the request starts now
-				x.Start, x.Connected = sending, sending
+				x.Start = clock.Of(sending)
+				x.Connected = x.Start
 				s.deadline = sending.Add(c.cfg.Client.Timeout)
 			}
 			if len(s.body) == 0 {
 				s.written = true
-				s.x.Written = now
+				s.x.Written = clock.Of(now)
 			}
 		}
 	}

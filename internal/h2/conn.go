@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -79,7 +80,7 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 		}
 		return stats.FailConnect, false
 	}
-	x.Connected = time.Now()
+	x.Connected = clock.Read()
 	x.Ready()
 	return stats.OK, true
 }
@@ -230,7 +231,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
-			s.x.FirstByte = c.now
+			s.x.FirstByte = clock.Of(c.now)
 		}
 	}
 	c.cur = s

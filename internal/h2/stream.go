@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -104,7 +105,7 @@ func (c *Client) open(s *stream) {
 	}
 	s.x.BytesOut += int64(len(c.cfg.frames))
 	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
-	s.deadline = s.x.Start.Add(c.cfg.Client.Timeout)
+	s.deadline = s.x.Start.Time().Add(c.cfg.Client.Timeout)
 	s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, 0
 	c.active++
 	c.unsent = true
@@ -144,9 +145,9 @@ func (c *Client) end(s *stream, o stats.Outcome, err error) {
 	if s.state == queued {
 		c.queued--
 	}
-	x.Done = c.now
+	x.Done = clock.Of(c.now)
 	if x.Done.Before(x.Start) {
-		x.Done = time.Now()
+		x.Done = clock.Read()
 	}
 	x.Err = err
 	c.settle(x)

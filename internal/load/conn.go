@@ -3,6 +3,7 @@ package load
 import (
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -54,16 +55,16 @@ type Batcher interface {
 }
 
 // Exchange is one request's measurements, filled by Conn.Do. Times are
-// monotonic readings; a phase that was not reached is the zero Time.
+// monotonic readings (clock.Read); a phase that was not reached is zero.
 type Exchange struct {
-	Intended  time.Time     // rate mode: when the request was due (set by the worker); zero in a closed loop
+	Intended  clock.Mono    // rate mode: when the request was due (set by the worker); zero in a closed loop
 	Target    int           // which of the run's targets to send (Config.Order; set by the worker); 0 with one target
-	Start     time.Time     // request start: dial start on a new connection, else just before the write
-	Connected time.Time     // connection ready (TLS done); equals Start on a reused connection
+	Start     clock.Mono    // request start: dial start on a new connection, else just before the write
+	Connected clock.Mono    // connection ready (TLS done); equals Start on a reused connection
 	Handshake time.Duration // the TLS handshake of a new connection; 0 = none
-	Written   time.Time     // request fully written
-	FirstByte time.Time     // first response byte arrived
-	Done      time.Time     // response complete (read whole; on an event loop, when the read that completed it returned), or the failure
+	Written   clock.Mono    // request fully written
+	FirstByte clock.Mono    // first response byte arrived
+	Done      clock.Mono    // response complete (read whole; on an event loop, when the read that completed it returned), or the failure
 
 	Status    int    // final status code; 0 when no status line was read
 	Body      int64  // response body bytes (partial bodies included)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -24,17 +25,17 @@ type slowServiceConn struct {
 
 func (c *slowServiceConn) Do(x *Exchange) stats.Outcome {
 	c.calls.Add(1)
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	if !c.serve {
 		c.ready.Wait()
-		x.Err, x.Done = errors.New("connection timed out"), time.Now()
+		x.Err, x.Done = errors.New("connection timed out"), clock.Read()
 		return stats.TimeoutConnect
 	}
-	x.Opened, x.Connected = 1, time.Now()
+	x.Opened, x.Connected = 1, clock.Read()
 	x.Ready()
 	c.once.Do(c.ready.Done)
 	time.Sleep(100 * time.Millisecond) // in service while the others fail
-	x.Written, x.FirstByte, x.Done, x.Status = time.Now(), time.Now(), time.Now(), 200
+	x.Written, x.FirstByte, x.Done, x.Status = clock.Read(), clock.Read(), clock.Read(), 200
 	x.KeepAlive = true
 	return stats.OK
 }
@@ -71,10 +72,10 @@ type dialConn struct {
 }
 
 func (c *dialConn) Do(x *Exchange) stats.Outcome {
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	c.dialing.Done()
 	<-c.ctx.Done()
-	x.Err, x.Done = c.ctx.Err(), time.Now()
+	x.Err, x.Done = c.ctx.Err(), clock.Read()
 	return stats.FailConnect
 }
 
@@ -105,7 +106,7 @@ func TestCancelDuringConnectIsAborted(t *testing.T) {
 type truncatedConn struct{}
 
 func (truncatedConn) Do(x *Exchange) stats.Outcome {
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	x.Connected, x.Written, x.FirstByte, x.Done = x.Start, x.Start, x.Start, x.Start
 	x.Status, x.Body, x.Err = 200, 5, errors.New("unexpected EOF")
 	return stats.FailTruncated

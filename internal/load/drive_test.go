@@ -6,8 +6,8 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -39,7 +39,7 @@ func (f *fakeDriven) Send(x *Exchange) bool {
 		return false
 	}
 	f.k++
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	if f.k%7 == 0 {
 		f.stage = 0
 		return false
@@ -54,14 +54,14 @@ func (f *fakeDriven) Send(x *Exchange) bool {
 func (f *fakeDriven) Receive(x *Exchange) (stats.Outcome, Got) {
 	if f.stage == 1 {
 		f.stage = 2
-		x.FirstByte = time.Now()
+		x.FirstByte = clock.Read()
 		return 0, GotSome
 	}
 	if f.k%5 == 0 {
 		return 0, GotStuck
 	}
 	f.onLoop.Add(1)
-	x.Done = time.Now()
+	x.Done = clock.Read()
 	x.Status, x.Body, x.BytesIn, x.BytesOut = 200, 10, 100, 50
 	if x.KeepAlive = f.k%11 != 0; !x.KeepAlive {
 		f.open = false
@@ -81,7 +81,7 @@ func (f *fakeDriven) Finish(x *Exchange) stats.Outcome {
 	}
 	f.finished.Add(1)
 	f.open = false
-	x.Closed, x.Done = 1, time.Now()
+	x.Closed, x.Done = 1, clock.Read()
 	return stats.FailReset
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
@@ -101,6 +102,7 @@ type Run struct {
 	cancel     context.CancelFunc
 	stopCh     chan struct{}
 	start      time.Time
+	startMono  clock.Mono // start as a Mono: the Exchanges' times count from it
 }
 
 type stopCause struct {
@@ -233,6 +235,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	r.warmStart = time.Now()
 	base.Start = r.warmStart.Add(r.cfg.Warmup)
 	r.start = base.Start
+	r.startMono = clock.Of(r.start)
 	r.startSeries()
 	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
@@ -324,8 +327,8 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	var last time.Time
 	for _, w := range r.workers {
 		base.Counts.Dispatched += w.dispatched
-		if w.last.After(last) {
-			last = w.last
+		if l := w.last.Time(); l.After(last) {
+			last = l
 		}
 	}
 	base.StoppedBy = stats.StopCount

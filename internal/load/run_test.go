@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
 )
@@ -26,7 +27,7 @@ type fakeConn struct {
 
 func (f *fakeConn) Do(x *Exchange) stats.Outcome {
 	f.calls.Add(1)
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	if !f.open && f.outcome != stats.FailConnect {
 		f.open = true
 		x.Opened = 1
@@ -35,13 +36,13 @@ func (f *fakeConn) Do(x *Exchange) stats.Outcome {
 	x.Written = x.Start
 	if f.block {
 		<-f.interrupt
-		x.Done = time.Now()
+		x.Done = clock.Read()
 		return stats.TimeoutFirstByte // what an interrupted read looks like
 	}
 	if f.delay > 0 {
 		time.Sleep(f.delay)
 	}
-	x.FirstByte = time.Now()
+	x.FirstByte = clock.Read()
 	x.Done = x.FirstByte
 	if f.outcome.Responded() {
 		x.Status, x.Body, x.BytesIn, x.BytesOut = 200, 10, 100, 50

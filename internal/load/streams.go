@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -99,7 +100,7 @@ func (w *worker) loopStreams(s Streamer) {
 			sl := free[len(free)-1]
 			free = free[:len(free)-1]
 			sl.x.reset(w)
-			sl.x.Intended, sl.warm = due, w.warming
+			sl.x.Intended, sl.warm = clock.Of(due), w.warming
 			if o, done := s.Start(&sl.x); done {
 				w.endStream(sl, o)
 				free = append(free, sl)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
 )
@@ -30,7 +31,7 @@ func (f *fakeStreamer) Room() int                    { return max(f.limit-len(f.
 
 func (f *fakeStreamer) Start(x *Exchange) (stats.Outcome, bool) {
 	f.started.Add(1)
-	x.Start = time.Now()
+	x.Start = clock.Read()
 	x.Connected, x.Written = x.Start, x.Start
 	f.held = append(f.held, x)
 	f.most = max(f.most, len(f.held))
@@ -48,7 +49,7 @@ func (f *fakeStreamer) Next(until time.Time) (*Exchange, stats.Outcome) {
 	time.Sleep(f.delay)
 	x := f.held[len(f.held)-1]
 	f.held = f.held[:len(f.held)-1]
-	x.Done, x.FirstByte = time.Now(), time.Now()
+	x.Done, x.FirstByte = clock.Read(), clock.Read()
 	f.n++
 	if f.stop.Load() {
 		return x, stats.TimeoutFirstByte

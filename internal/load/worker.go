@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/stats"
 )
@@ -27,7 +28,7 @@ type worker struct {
 	connected  bool            // a request of this worker got past connecting
 	stepFn     func() bool     // w.step, bound once
 	task       *evloop.Task    // the event-loop task running this worker; nil = its own goroutine
-	last       time.Time       // end of this worker's last request
+	last       clock.Mono      // end of this worker's last request
 	conn       Conn
 	main       *stats.Recorder // the measured requests'
 	warm       *stats.Recorder // the warm-up's; nil without one
@@ -93,7 +94,7 @@ func (w *worker) exchange(x *Exchange) (o stats.Outcome, ok bool) {
 		}
 		w.count(1)
 		x.reset(w)
-		x.Intended = due
+		x.Intended = clock.Of(due)
 		x.Target = r.cfg.Order.Target(i)
 		return w.conn.Do(x), true
 	}
@@ -229,7 +230,7 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if w.run.cfg.Order.Targets > 1 {
 		w.recordTarget(x, o)
 	}
-	rec.EndAt(o, int64(x.Done.Sub(w.run.start)))
+	rec.EndAt(o, int64(x.Done.Sub(w.run.startMono)))
 	w.last = x.Done
 	return o
 }
@@ -270,10 +271,10 @@ func (w *worker) response(x *Exchange) {
 	}
 	var startUs int64
 	if w.run.cfg.KeepSamples {
-		startUs = x.Start.UnixMicro()
+		startUs = x.Start.Time().UnixMicro()
 	}
 	w.rec.Response(&t, startUs)
-	w.rec.Body(x.Body, x.Server, int64(x.Done.Sub(w.run.start)))
+	w.rec.Body(x.Body, x.Server, int64(x.Done.Sub(w.run.startMono)))
 	if x.KeepAlive {
 		w.rec.KeepAlive++
 	}

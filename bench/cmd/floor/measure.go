@@ -28,7 +28,7 @@ import (
 type meter struct {
 	rec    *stats.Recorder
 	shards []*stats.Shard
-	start  time.Time
+	start  clock.Mono
 	conns  []metered
 	buf    []byte // the loop's read buffer, lent to one Reader at a time
 	parsed int    // responses parsed and recorded (the others came in pieces: counted only)
@@ -39,8 +39,8 @@ type metered struct {
 	src     lender
 	rd      *h1.Reader
 	resp    h1.Response
-	start   time.Time // request written from here
-	written time.Time
+	start   clock.Mono // request written from here
+	written clock.Mono
 }
 
 // lender is an h1.Lender over bytes the loop already read into its buffer:
@@ -76,7 +76,7 @@ var _ h1.Lender = (*lender)(nil)
 // newMeter returns a meter for conns connections whose responses fit
 // bufSize bytes.
 func newMeter(conns, bufSize int) *meter {
-	m := &meter{shards: stats.NewShards(1), start: time.Now(), buf: make([]byte, bufSize), conns: make([]metered, conns)}
+	m := &meter{shards: stats.NewShards(1), start: clock.Read(), buf: make([]byte, bufSize), conns: make([]metered, conns)}
 	m.rec = stats.NewRecorder(m.shards[0], false, false, 0)
 	for i := range m.conns {
 		mc := &m.conns[i]
@@ -98,11 +98,11 @@ func (c *client) epollMeasured(m *meter) error {
 // sendMeasured writes connection i's next request between two readings.
 func (c *client) sendMeasured(m *meter, i int) error {
 	mc := &m.conns[i]
-	mc.start = clock.Now()
+	mc.start = clock.Read()
 	if err := c.send(i); err != nil {
 		return err
 	}
-	mc.written = clock.Now()
+	mc.written = clock.Read()
 	return nil
 }
 
@@ -127,7 +127,7 @@ func (c *client) readMeasured(m *meter, i int) error {
 // record parses the k bytes at the start of the buffer as one response and
 // records it as gb's worker does.
 func (m *meter) record(mc *metered, k int) error {
-	done := clock.Now() // the response arrived whole in this read: its first and last byte
+	done := clock.Read() // the response arrived whole in this read: its first and last byte
 	mc.src.ready = k
 	r := &mc.resp
 	if err := mc.rd.Fill(); err != nil {
