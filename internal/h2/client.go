@@ -285,9 +285,9 @@ func (c *Client) flush() error {
 	if len(c.out.buf) == 0 {
 		return nil
 	}
-	var sending time.Time
+	var sending clock.Mono
 	if c.unsentReqs > 0 {
-		sending = time.Now()
+		sending = clock.Read()
 	}
 	_, err := c.nc.Write(c.out.buf)
 	c.out.buf = c.out.buf[:0]
@@ -296,21 +296,20 @@ func (c *Client) flush() error {
 	}
 	if c.unsent {
 		c.unsent, c.unsentReqs = false, 0
-		now := time.Now()
+		now := clock.Read()
 		for i := range c.streams {
 			s := &c.streams[i]
 			if s.state != open || s.written {
 				continue
 			}
-			if x := s.x; x.Connected == x.Start && clock.Of(sending).After(x.Start) {
+			if x := s.x; x.Connected == x.Start && sending.After(x.Start) {
 				// held back on a ready connection: the request starts now
-				x.Start = clock.Of(sending)
-				x.Connected = x.Start
-				s.deadline = sending.Add(c.cfg.Client.Timeout)
+				x.Start, x.Connected = sending, sending
+				s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
 			}
 			if len(s.body) == 0 {
 				s.written = true
-				s.x.Written = clock.Of(now)
+				s.x.Written = now
 			}
 		}
 	}
