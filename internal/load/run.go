@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,7 +89,9 @@ type Run struct {
 	workers    []*worker
 	recs       recorders // the workers' recorders, each once
 	shards     []*stats.Shard
-	next       atomic.Int64 // index of the next request; -n is spent when it reaches Requests
+	next       atomic.Int64 // index of the next request; the budget is spent when it reaches limit
+	limit      int64        // the budget: Requests, or the Pacer's requests within Duration when fewer (see budget)
+	holdToEnd  bool         // limit is the schedule's: the run lasts its Duration (workers wait for the stop)
 	warmNext   atomic.Int64 // index of the next warm-up request
 	measuring  atomic.Bool  // the warm-up is over
 	warmStart  time.Time    // the warm-up's start; r.start is its end
@@ -138,7 +141,27 @@ func New(cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{cfg: cfg, loops: loops, stopCh: make(chan struct{})}, nil
+	r := &Run{cfg: cfg, loops: loops, stopCh: make(chan struct{})}
+	r.limit, r.holdToEnd = budget(&cfg)
+	return r, nil
+}
+
+// budget returns how many requests the run may send, and whether the
+// schedule, not Requests, sets that: with a Pacer and a time limit, the
+// requests whose interval ends within Duration (Pacer.Within: -R 200 -t 2
+// sends 400, the last due at 1.995 s) when that is fewer. No limit is
+// math.MaxInt64.
+func budget(cfg *Config) (limit int64, schedule bool) {
+	limit = cfg.Requests
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	if cfg.Pacer != nil && cfg.Duration > 0 {
+		if n := cfg.Pacer.Within(cfg.Duration); n < limit {
+			return n, true
+		}
+	}
+	return limit, false
 }
 
 // Done returns how many requests have ended so far. Safe for concurrent use
@@ -376,10 +399,7 @@ func (r *Run) warmup() *stats.Warmup {
 // a lower bound.
 func (r *Run) schedule(res *stats.Result) {
 	c := &res.Counts
-	c.Scheduled = r.cfg.Pacer.Scheduled(res.Elapsed)
-	if n := r.cfg.Requests; n > 0 {
-		c.Scheduled = min(c.Scheduled, n)
-	}
+	c.Scheduled = min(r.cfg.Pacer.Scheduled(res.Elapsed), r.limit)
 	c.Scheduled = max(c.Scheduled, c.Dispatched)
 	c.Outcomes[stats.Dropped] = c.Scheduled - c.Dispatched
 	pacer, first := r.cfg.Pacer, c.Dispatched

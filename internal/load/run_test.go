@@ -205,6 +205,43 @@ func TestKeepOpenLeavesConnsOpen(t *testing.T) {
 	}
 }
 
+// TestRateRunOfDurationSendsRateTimesDuration: a run of -t d at rate R
+// schedules floor(R·d) requests (1000/s for 100 ms: 100, the last due at
+// 99 ms; none at 100 ms), and ends at its time limit, not before, on
+// every engine. On a busy machine some may be dropped, never more sent.
+func TestRateRunOfDurationSendsRateTimesDuration(t *testing.T) {
+	for _, loops := range []int{0, 1} {
+		var calls atomic.Int64
+		res := mustRun(t, Config{Concurrency: 4, Duration: 100 * time.Millisecond, Loops: loops,
+			Pacer:   pace.Constant{Freq: 1000, Per: time.Second},
+			NewConn: newFake(&calls, fakeConn{outcome: stats.OK})}, context.Background())
+		c := &res.Counts
+		if c.Scheduled != 100 || c.Dispatched > 100 || calls.Load() != c.Dispatched || res.StoppedBy != stats.StopTime {
+			t.Errorf("loops=%d: scheduled %d dispatched %d (calls %d), stopped by %s; want 100 scheduled, at most 100 sent, stopped by time",
+				loops, c.Scheduled, c.Dispatched, calls.Load(), res.StoppedBy)
+		}
+	}
+}
+
+// TestRateBudgetBoundsTheSchedule: -n below the schedule's requests ends
+// the run by count; above, the schedule's end holds.
+func TestRateBudgetBoundsTheSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		requests  int64
+		limit     int64
+		holdToEnd bool
+	}{{0, 400, true}, {50, 50, false}, {400, 400, false}, {1000, 400, true}} {
+		r, err := New(Config{Requests: tc.requests, Duration: 2 * time.Second, Pacer: pace.Constant{Freq: 200, Per: time.Second},
+			NewConn: newFake(new(atomic.Int64), fakeConn{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.limit != tc.limit || r.holdToEnd != tc.holdToEnd {
+			t.Errorf("-R 200 -t 2 -n %d: budget %d (schedule's: %v), want %d (%v)", tc.requests, r.limit, r.holdToEnd, tc.limit, tc.holdToEnd)
+		}
+	}
+}
+
 // TestDroppedCountInCorrectedLatency overloads a rate run (1000 req/s on
 // one connection whose requests take 20 ms): most scheduled requests are
 // never sent, and each must be in the corrected latency at (end of run -

@@ -113,7 +113,7 @@ func (w *worker) take(k int64) (int64, time.Time, bool) {
 		return r.warmNext.Add(k) - k, r.warmStart, true
 	}
 	i := r.next.Add(k) - k
-	return i, r.start, r.cfg.Requests <= 0 || i < r.cfg.Requests
+	return i, r.start, i < r.limit
 }
 
 // count counts k requests sent in the phase the worker is in.
@@ -151,8 +151,13 @@ func (w *worker) markConnected() {
 }
 
 // finish closes the worker's connection (unless the run keeps it open for
-// the next step) and flushes its recorder.
+// the next step) and flushes its recorder. When the schedule ended the
+// run's budget, it first waits for the time limit: a rate run lasts its
+// Duration.
 func (w *worker) finish() {
+	if w.run.holdToEnd {
+		w.waitStop()
+	}
 	if !w.run.cfg.KeepOpen {
 		w.rec.ConnsClosed += closeConn(w.conn)
 	}
@@ -246,6 +251,16 @@ func (w *worker) waitUntil(due time.Time) bool {
 		w.sleep(min(d, 50*time.Millisecond))
 	}
 	return false
+}
+
+// waitStop sleeps until the run stops, waking at its time limit and at
+// least every 50 ms before it (1 ms after it) to see whether it did.
+func (w *worker) waitStop() {
+	r := w.run
+	end := r.start.Add(r.cfg.Duration)
+	for !r.stopped.Load() {
+		w.sleep(min(max(time.Until(end), time.Millisecond), 50*time.Millisecond))
+	}
 }
 
 // sleep pauses the worker: on its task when it runs on an event loop

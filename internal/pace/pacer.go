@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,11 @@ type Pacer interface {
 	Pace(elapsed time.Duration, hits int64) time.Duration
 	// Scheduled returns how many requests are due at or before elapsed.
 	Scheduled(elapsed time.Duration) int64
+	// Within returns how many requests a run of length d schedules: those
+	// whose whole interval, from Due(i) to Due(i+1), ends by d. A run of
+	// -t d at rate R sends floor(R·d) requests, at 0, 1/R, ..., as
+	// vegeta's attack does (it counts its hits from 1/R): none is due at d.
+	Within(d time.Duration) int64
 }
 
 // Constant is an open-model schedule of Freq requests every Per: request i
@@ -53,6 +59,18 @@ func (c Constant) Scheduled(elapsed time.Duration) int64 {
 	x := elapsed + 1
 	q, r := int64(x/c.Per), int64(x%c.Per)
 	return q*c.Freq + ceilMulDiv(r, c.Freq, int64(c.Per))
+}
+
+// Within returns floor(d·Freq/Per), the number of indexes i >= 1 with
+// Due(i) <= d; 0 for d <= 0.
+func (c Constant) Within(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	q, r := int64(d/c.Per), int64(d%c.Per)
+	hi, lo := bits.Mul64(uint64(r), uint64(c.Freq))
+	f, _ := bits.Div64(hi, lo, uint64(c.Per)) // r < Per, so the quotient is below Freq
+	return q*c.Freq + int64(f)
 }
 
 // Rate returns the rate in requests per second.

@@ -94,3 +94,45 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinEndsTheSchedule drives each schedule with a scripted clock,
+// as a sender would: it sends request hits after waiting what Pace says,
+// for as long as Within(d) allows. A run of length d at rate R sends
+// floor(R·d) requests, at 0, 1/R, ..., all before d, and the next one
+// would not be due before d (vegeta sends as many, from 1/R to d).
+func TestWithinEndsTheSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		c    Constant
+		d    time.Duration
+		want int64
+	}{
+		{Constant{200, time.Second}, 2 * time.Second, 400}, // -R 200 -t 2
+		{Constant{200, time.Second}, 2*time.Second - 1, 399},
+		{Constant{3, time.Second}, 1500 * time.Millisecond, 4}, // floor(4.5)
+		{Constant{1, 100 * time.Millisecond}, 250 * time.Millisecond, 2},
+		{Constant{7, 3 * time.Second}, 3 * time.Second, 7},
+		{Constant{50, time.Second}, 0, 0},
+		{Constant{1, 10 * time.Second}, 2 * time.Second, 0},
+		{Constant{3_000_000, time.Hour}, time.Hour - 1, 2_999_999}, // r·Freq overflows int64
+		{Constant{1_000_000, time.Second}, 3 * time.Hour, 3 * 3600 * 1_000_000},
+	} {
+		if got := tc.c.Within(tc.d); got != tc.want {
+			t.Errorf("%v.Within(%v) = %d, want %d", tc.c, tc.d, got, tc.want)
+			continue
+		}
+		if tc.want > 100_000 {
+			continue // too long to script
+		}
+		var now time.Duration // the scripted clock
+		var sent int64
+		for ; sent < tc.c.Within(tc.d); sent++ {
+			now += tc.c.Pace(now, sent)
+			if now != tc.c.Due(sent) || now >= tc.d {
+				t.Fatalf("%v over %v: request %d sent at %v, want %v (before the end)", tc.c, tc.d, sent, now, tc.c.Due(sent))
+			}
+		}
+		if next := tc.c.Due(sent + 1); next <= tc.d {
+			t.Errorf("%v over %v: request %d's interval ends at %v, inside the run, but it was not sent", tc.c, tc.d, sent, next)
+		}
+	}
+}
