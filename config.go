@@ -196,6 +196,16 @@ func (r Rate) PerSecond() float64 {
 	return r.pacer().Rate()
 }
 
+// Within returns how many requests the schedule holds in a run of length
+// d: those whose interval (1/rate) ends by d, floor(rate·d), sent at 0,
+// 1/rate, ...; 0 for the zero Rate. A run of Duration d sends no more.
+func (r Rate) Within(d time.Duration) int64 {
+	if r.Freq == 0 {
+		return 0
+	}
+	return r.pacer().Within(d)
+}
+
 func (r Rate) pacer() pace.Constant {
 	if r.Per <= 0 {
 		r.Per = time.Second
@@ -290,7 +300,10 @@ func (c *Config) check() error {
 		return configErr(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")
 	}
 	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 {
-		return configErr(false, "-R needs -n or -t: gb never runs unbounded")
+		return configErr(false, "Config.Rate needs Config.Requests or Config.Duration: a run is never unbounded")
+	}
+	if c.Rate.Freq > 0 && c.Duration > 0 && c.Rate.Within(c.Duration) == 0 {
+		return configErr(false, "Config.Rate (%s) schedules no request within Config.Duration (%v)", c.Rate.pacer(), c.Duration)
 	}
 	if c.Duration > 0 && c.Requests == 0 {
 		return nil

@@ -66,7 +66,9 @@ func TestConfigErrors(t *testing.T) {
 		{gb.Config{URL: "ftp://x/", Requests: 1}, `unsupported URL scheme "ftp" (supported: http, https, http+unix, https+unix)`},
 		{gb.Config{URL: "http://127.0.0.1/"}, "Invalid number of requests"},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 2_000_000, Concurrency: 1_000_001}, "Invalid Concurrency [Range 1..1000000]"},
-		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "-R needs -n or -t: gb never runs unbounded"},
+		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "Config.Rate needs Config.Requests or Config.Duration: a run is never unbounded"},
+		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 1, Per: 10 * time.Second}, Duration: 2 * time.Second, Requests: 5},
+			"Config.Rate (1/10s) schedules no request within Config.Duration (2s)"},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Engine: "fast"}, `unknown engine "fast" (want auto, loop, loop-tasks or goroutine)`},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"Transfer-Encoding: chunked"}}, "-H Transfer-Encoding conflicts with the request framing gb sets"},
 	} {

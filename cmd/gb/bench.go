@@ -94,6 +94,12 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	if o.requestsSet && cfg.Requests <= 0 {
 		return nil, getopt.Errorf(false, "Invalid number of requests")
 	}
+	if cfg.Rate.Freq > 0 && !o.requestsSet && cfg.Duration == 0 {
+		return nil, getopt.Errorf(false, "-R needs -n or -t: gb never runs unbounded") // not ab's default -n 1
+	}
+	if cfg.Rate.Freq > 0 && cfg.Duration > 0 && cfg.Rate.Within(cfg.Duration) == 0 {
+		return nil, getopt.Errorf(false, "-R %.6g sends no request within -t %v: its first interval, 1/rate, ends after it", cfg.Rate.PerSecond(), cfg.Duration)
+	}
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit
 	}
