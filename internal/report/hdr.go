@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -43,7 +44,10 @@ func HGRM(w io.Writer, r *stats.Result) error {
 // HLog writes r's time series in HdrHistogram's interval log format (.hlog,
 // hdrhistogram-go's HistogramLogWriter): one untagged histogram of the
 // responses' total latency per interval, empty intervals included, and in
-// rate mode one more per interval tagged "corrected". Timestamps are
+// rate mode one more per interval tagged "corrected". Each interval's
+// StartTimestamp and Interval_Length are the part of it the run covered
+// (the first starts at the run's start, the last ends at its end), to the
+// millisecond. Timestamps are
 // seconds from the whole second the first interval starts in (the
 // StartTime and BaseTime lines); values
 // are µs, so HdrHistogram's HistogramLogProcessor needs
@@ -69,9 +73,9 @@ func HLog(w io.Writer, r *stats.Result) error {
 	}
 	for i := range s.Points {
 		p := &s.Points[i]
-		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, s) })
+		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, s, r) })
 		if r.Target.Rate > 0 {
-			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, s) })
+			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, s, r) })
 		}
 	}
 	for _, step := range steps {
@@ -82,14 +86,34 @@ func HLog(w io.Writer, r *stats.Result) error {
 	return b.Flush()
 }
 
-// logInterval writes d (nil = no samples) as point p's interval histogram.
-func logInterval(lw *hdrhistogram.HistogramLogWriter, d *stats.Dist, tag string, p *stats.Point, s *stats.Series) error {
+// logInterval writes d (nil = no samples) as point p's interval histogram,
+// over the part of the interval the run covered (span).
+func logInterval(lw *hdrhistogram.HistogramLogWriter, d *stats.Dist, tag string, p *stats.Point, s *stats.Series, r *stats.Result) error {
 	h := d.Histogram()
 	if h == nil {
 		h = stats.NewHistogram()
 	}
+	from, to := span(p, s.Interval, r)
 	h.SetTag(tag)
-	h.SetStartTimeMs(p.Start.UnixMilli())
-	h.SetEndTimeMs(p.Start.Add(s.Interval).UnixMilli())
+	h.SetStartTimeMs(from.UnixMilli())
+	h.SetEndTimeMs(to.UnixMilli())
 	return lw.OutputIntervalHistogram(h)
+}
+
+// span is the part of point p's interval [Start, Start+every) that lies
+// within the run, [r.Start, r.End]: the first and last intervals of a run
+// are partial, and an interval log says each one's real length. The whole
+// interval when r has no start or end, or when p lies outside them.
+func span(p *stats.Point, every time.Duration, r *stats.Result) (from, to time.Time) {
+	from, to = p.Start, p.Start.Add(every)
+	if r.Start.IsZero() || r.End.IsZero() || !r.End.After(from) || !r.Start.Before(to) {
+		return from, to
+	}
+	if r.Start.After(from) {
+		from = r.Start
+	}
+	if r.End.Before(to) {
+		to = r.End
+	}
+	return from, to
 }

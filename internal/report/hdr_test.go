@@ -120,9 +120,13 @@ func TestHLogReadsBack(t *testing.T) {
 		}
 		if n < len(s.Points) {
 			p := s.Points[n]
-			if h.TotalCount() != p.OK+p.Non2xx || h.StartTimeMs() != p.Start.UnixMilli() {
-				t.Errorf("interval %d: %d samples from %d ms; point: %d from %d ms", n, h.TotalCount(), h.StartTimeMs(),
-					p.OK+p.Non2xx, p.Start.UnixMilli())
+			from := p.Start // the first interval starts with the run
+			if n == 0 {
+				from = res.Start
+			}
+			if h.TotalCount() != p.OK+p.Non2xx || h.StartTimeMs() != from.UnixMilli() || h.EndTimeMs() > res.End.UnixMilli() {
+				t.Errorf("interval %d: %d samples from %d to %d ms; point: %d from %d ms, run ends at %d ms", n, h.TotalCount(),
+					h.StartTimeMs(), h.EndTimeMs(), p.OK+p.Non2xx, from.UnixMilli(), res.End.UnixMilli())
 			}
 		}
 		merged.Merge(h)
@@ -168,5 +172,57 @@ func TestRateModeFiles(t *testing.T) {
 	n := len(res.Series.Points)
 	if histograms[""] != n || histograms["corrected"] != n || counts[""] != res.Complete() || counts["corrected"] != res.Complete() {
 		t.Errorf("%d points; histograms %v, samples %v, complete %d", n, histograms, counts, res.Complete())
+	}
+}
+
+// TestHLogIntervalLengths: with scripted interval boundaries (1 s points
+// from 10:00:00; a run from 10:00:00.250 to 10:00:02.600), each interval's
+// StartTimestamp and Interval_Length are the part of it the run covered:
+// the first 0.750 s from 0.250, the middle one a whole second, the last
+// 0.600 s, as the file's lines say and hdrhistogram-go's reader reads.
+func TestHLogIntervalLengths(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	point := func(sec int, samples ...int64) stats.Point {
+		h := stats.NewHistogram()
+		for _, v := range samples {
+			_ = h.RecordValue(v)
+		}
+		return stats.Point{Start: t0.Add(time.Duration(sec) * time.Second), OK: int64(len(samples)), Latency: &stats.Dist{Hist: h}}
+	}
+	res := &stats.Result{Start: t0.Add(250 * time.Millisecond), End: t0.Add(2600 * time.Millisecond),
+		Series: &stats.Series{Interval: time.Second, Points: []stats.Point{point(0, 100, 200), point(1, 300), point(2)}}}
+	res.Elapsed = res.End.Sub(res.Start)
+	b := renderBytes(t, func(w io.Writer) error { return HLog(w, res) })
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && l[0] >= '0' && l[0] <= '9' {
+			f := strings.Split(l, ",")
+			lines = append(lines, f[0]+","+f[1])
+		}
+	}
+	if want := []string{"0.250000,0.750000", "1.000000,1.000000", "2.000000,0.600000"}; strings.Join(lines, " ") != strings.Join(want, " ") {
+		t.Errorf("StartTimestamp,Interval_Length = %q, want %q; file:\n%s", lines, want, b)
+	}
+	rd := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+	want := [][2]time.Duration{{250 * time.Millisecond, time.Second}, {time.Second, 2 * time.Second}, {2 * time.Second, 2600 * time.Millisecond}}
+	for i := 0; ; i++ {
+		h, err := rd.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			if i != len(want) {
+				t.Errorf("%d intervals read, want %d", i, len(want))
+			}
+			break
+		}
+		if i >= len(want) {
+			t.Fatalf("more than %d intervals", len(want))
+		}
+		from, to := t0.Add(want[i][0]).UnixMilli(), t0.Add(want[i][1]).UnixMilli()
+		if h.StartTimeMs() != from || h.EndTimeMs() != to || h.TotalCount() != res.Series.Points[i].OK {
+			t.Errorf("interval %d read back as [%d, %d) ms with %d samples, want [%d, %d) with %d",
+				i, h.StartTimeMs(), h.EndTimeMs(), h.TotalCount(), from, to, res.Series.Points[i].OK)
+		}
 	}
 }
