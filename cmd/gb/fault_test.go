@@ -18,7 +18,7 @@ type faultCase struct {
 	args  []string
 	path  string
 	code  int           // expected exit code: 1 when no request got a response
-	limit time.Duration // the run must end within this
+	limit time.Duration // a hang bound (30-60 s, beyond any busy machine's delay): the outcomes are the check
 	check func(t *testing.T, r *stats.Result, l testserver.Ledger)
 }
 
@@ -86,7 +86,7 @@ func faultCases() []faultCase {
 					t.Errorf("server saw %d requests for 10", l.Fault.Requests)
 				}
 			}},
-		{"F11 cl-too-long", []string{"-n", "2", "-c", "2", "-s", "1"}, "/length-mismatch?declared=100&actual=50", 1, 20 * time.Second,
+		{"F11 cl-too-long", []string{"-n", "2", "-c", "2", "-s", "1"}, "/length-mismatch?declared=100&actual=50", 1, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.body", outcome(r, stats.TimeoutBody), 2)
 			}},
@@ -140,23 +140,23 @@ func faultCases() []faultCase {
 				want(t, "ok", outcome(r, stats.OK), 30)
 				want(t, "conns opened", r.Counts.ConnsOpened, 3)
 			}},
-		{"F23 slow-headers", []string{"-n", "2", "-c", "2", "-s", "1"}, "/slow-headers?interval=200ms&bytes=10240", 1, 20 * time.Second,
+		{"F23 slow-headers", []string{"-n", "2", "-c", "2", "-s", "1"}, "/slow-headers?interval=200ms&bytes=10240", 1, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.headers", outcome(r, stats.TimeoutHeaders), 2)
 			}},
-		{"F24 drip-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "2"}, "/drip?interval=100ms&bytes=1000000", 1, 20 * time.Second,
+		{"F24 drip-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "2"}, "/drip?interval=100ms&bytes=1000000", 1, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.total", outcome(r, stats.TimeoutTotal), 1)
 			}},
-		{"F24 idle-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "10"}, "/stall-body?after=10&ms=inf", 1, 20 * time.Second,
+		{"F24 idle-body", []string{"-n", "1", "--idle-timeout", "1", "-s", "10"}, "/stall-body?after=10&ms=inf", 1, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.body", outcome(r, stats.TimeoutBody), 1)
 			}},
-		{"F24 first-byte", []string{"-n", "1", "--first-byte-timeout", "1", "-s", "10"}, "/stall?ms=inf", 1, 20 * time.Second,
+		{"F24 first-byte", []string{"-n", "1", "--first-byte-timeout", "1", "-s", "10"}, "/stall?ms=inf", 1, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				want(t, "failed.timeout.ttfb", outcome(r, stats.TimeoutFirstByte), 1)
 			}},
-		{"F26 deadline-inflight", []string{"-t", "2", "-c", "10"}, "/delay?ms=500", 0, 20 * time.Second,
+		{"F26 deadline-inflight", []string{"-t", "2", "-c", "10"}, "/delay?ms=500", 0, 60 * time.Second,
 			func(t *testing.T, r *stats.Result, l testserver.Ledger) {
 				if r.StoppedBy != stats.StopTime || outcome(r, stats.AbortedDeadline) > 10 ||
 					r.Counts.Dispatched != outcome(r, stats.OK)+outcome(r, stats.AbortedDeadline) {

@@ -96,7 +96,7 @@ func TestStreamsRateMode(t *testing.T) {
 			return &fakeStreamer{limit: 4, delay: 2 * time.Millisecond, started: &started}
 		}}, context.Background())
 	if res.Counts.Dispatched != 200 || res.Counts.Scheduled != 200 || res.Latency[stats.Corrected].Count != 200 ||
-		res.Elapsed < 190*time.Millisecond {
+		res.Elapsed < (pace.Constant{Freq: 1000, Per: time.Second}).Due(199) { // not ahead of the schedule
 		t.Errorf("dispatched %d scheduled %d corrected %d elapsed %v", res.Counts.Dispatched, res.Counts.Scheduled,
 			res.Latency[stats.Corrected].Count, res.Elapsed)
 	}
