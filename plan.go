@@ -131,6 +131,13 @@ func (p *Plan) Procs() int {
 	return p.cpus()
 }
 
+// Cores is how many cores the load may use: the event loops, or the
+// goroutine engine's GOMAXPROCS. gb's CPU in cores is read against it
+// (Result.Client.MaxProcs, the report's "cpu=0.45 cores (of 1)", the live
+// panel); gb's housekeeping on the loops' spare P (Procs) is counted in
+// that CPU too, so a run may show a little more than Cores.
+func (p *Plan) Cores() int { return p.cpus() }
+
 // Held is how many connections the Plan keeps open for its next run
 // (Carry).
 func (p *Plan) Held() int { return p.pool.held() }
