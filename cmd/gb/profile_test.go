@@ -192,3 +192,27 @@ func TestProfileWarmup(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoProfileDir: gb demo leaves nothing in the working directory (it
+// used to leave ./gb-profiles/<time>): its profiles go to a new folder in
+// the temporary directory, which its output names; --profile-dir still
+// chooses.
+func TestDemoProfileDir(t *testing.T) {
+	cwd, tmp := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("TMPDIR", tmp)
+	r := gbProcess(t, "demo", "-q", "-c", "2", "-n", "2000", "-t", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left, _ := os.ReadDir(cwd); len(left) > 0 {
+		t.Errorf("gb demo left %v in the working directory", left)
+	}
+	m := regexp.MustCompile(`(?m)^gb demo: the server's profiles go to (\S+) \(a temporary folder\)$`).FindStringSubmatch(r.stdout)
+	if m == nil || filepath.Dir(m[1]) != tmp {
+		t.Fatalf("the demo does not say where its profiles go, in %s:\n%s", tmp, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(m[1], "cpu.pb.gz")); err != nil || !strings.Contains(profileSection(t, r.stdout), "saved:                "+m[1]+" (") {
+		t.Errorf("profiles not saved where the demo said (%v):\n%s", err, r.stdout)
+	}
+}
