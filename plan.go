@@ -131,6 +131,13 @@ func (p *Plan) Procs() int {
 	return p.cpus()
 }
 
+// Cores is how many cores the load may use: the event loops, or the
+// goroutine engine's GOMAXPROCS. gb's CPU in cores is read against it
+// (Result.Client.MaxProcs, the report's "cpu=0.45 cores (of 1)", the live
+// panel); gb's housekeeping on the loops' spare P (Procs) is counted in
+// that CPU too, so a run may show a little more than Cores.
+func (p *Plan) Cores() int { return p.cpus() }
+
 // Held is how many connections the Plan keeps open for its next run
 // (Carry).
 func (p *Plan) Held() int { return p.pool.held() }
@@ -207,36 +214,28 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	}
 	var capture atomic.Pointer[profile.Capture]
 	lc := p.loadConfig(&cfg, &o, &capture)
+	var m measure
+	if cfg.Warmup > 0 {
+		lc.OnMeasure = func() { m.begin(true) } // the engine copies lc: set before New
+	}
 	run, err := load.New(lc)
 	if err != nil {
 		return nil, err
 	}
-	// gb's own cost and the server's profile cover the measured load: from
-	// the warm-up's end when there is one.
-	var before atomic.Pointer[selfSample]
-	measure := func() {
-		if c := o.startProfile(ctx, p.target, p.cfg.TLS); c != nil {
-			capture.Store(c)
-		}
-		s := readSelf()
-		before.Store(&s)
+	m.capture = o.prepareProfile(ctx, p.target, p.cfg.TLS)
+	capture.Store(m.capture)
+	m.first = readSelf()
+	if cfg.Warmup == 0 {
+		m.begin(false)
 	}
-	first := readSelf()
-	if cfg.Warmup > 0 {
-		before.Store(&first)
-		lc.OnMeasure = measure
-	} else {
-		measure()
-	}
-	res := run.Run(ctx, p.base(&cfg, &o))
-	res.Client = selfCost(*before.Load(), readSelf())
-	res.Client.BaseRSS = first.maxRSS << 10
+	res := run.Run(ctx, p.base(&cfg, &o)) // returns after OnMeasure did
+	res.Client = m.cost(readSelf())
 	res.Client.Engine = p.Engine()
 	if p.loops > 0 {
 		res.Client.MaxProcs = p.loops // the spare P only runs gb's housekeeping
 	}
-	if c := capture.Load(); c != nil {
-		res.Profile = c.Stop(res.Complete())
+	if m.capture != nil {
+		res.Profile = m.capture.Stop(res.Complete())
 	}
 	p.noteTLS(res)
 	// Connections carry over only from a load that ended by its count: a

@@ -65,10 +65,11 @@ func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	return cfg, nil
 }
 
-// startProfile starts capturing the target's profiles beside the load.
+// prepareProfile prepares the capture of the target's profiles
+// (profile.Prepare): it begins with the measured load (measure.begin).
 // Without a profile request, or when the target has no pprof, it returns
-// nil; then it warns once and the run goes on.
-func (o *options) startProfile(ctx context.Context, t *target, tc TLS) *profile.Capture {
+// nil; then it warns once, before the load, and the run goes on.
+func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profile.Capture {
 	if o.profile.Kinds == "" {
 		return nil
 	}
@@ -78,7 +79,7 @@ func (o *options) startProfile(ctx context.Context, t *target, tc TLS) *profile.
 	}
 	if err == nil {
 		var c *profile.Capture
-		if c, err = profile.Start(ctx, cfg); err == nil {
+		if c, err = profile.Prepare(ctx, cfg); err == nil {
 			return c
 		}
 	}

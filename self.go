@@ -3,15 +3,57 @@ package gb
 import (
 	"runtime"
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/internal/rusage"
 	"github.com/gb-bench/gb/stats"
 )
 
+// measure brackets the measured part of one load: gb's own cost and the
+// server's profile cover it, from the warm-up's end when there is one
+// (load.Config.OnMeasure), else from just before the load.
+type measure struct {
+	first   selfSample                 // before the load and its warm-up: the baseline RSS
+	before  atomic.Pointer[selfSample] // when measuring began; nil while warming up
+	capture *profile.Capture           // prepared before the load; nil = no profile
+}
+
+// begin starts the measure. Before the load, the profile begins first
+// (it waits until its first window is on the wire) and gb's CPU is read
+// after, so the capture's start is not charged to gb. After a warm-up the
+// load is running: gb's CPU is read at once, at the measured load's
+// start, and the capture begins after (its start is charged to gb, as
+// its windows during the load are).
+func (m *measure) begin(during bool) {
+	if m.capture != nil && !during {
+		m.capture.Begin()
+	}
+	s := readSelf()
+	m.before.Store(&s)
+	if m.capture != nil && during {
+		m.capture.BeginDuring()
+	}
+}
+
+// cost is gb's cost from the measure's begin to end, with the baseline
+// RSS from before the load. A load that stopped during its warm-up
+// measured nothing and costs nothing.
+func (m *measure) cost(end selfSample) stats.Client {
+	before := m.before.Load()
+	if before == nil {
+		before = &end
+	}
+	c := selfCost(*before, end)
+	c.BaseRSS = m.first.maxRSS << 10
+	return c
+}
+
 // selfSample is a reading of gb's own costs; two readings bracket a run.
 type selfSample struct {
-	maxRSS int64 // KiB
+	at     time.Time // when it was read (monotonic)
+	maxRSS int64     // KiB
 	cpu    time.Duration
 	gc     int64
 	pause  float64 // seconds
@@ -20,10 +62,13 @@ type selfSample struct {
 
 var selfMetrics = []string{"/gc/cycles/total:gc-cycles", "/sched/pauses/total/gc:seconds", "/gc/heap/allocs:bytes"}
 
-// readSelf reads gb's CPU time (getrusage) and its GC counters
+// readSelf reads gb's costs now: readSelfNow, or a tests' script.
+var readSelf = readSelfNow
+
+// readSelfNow reads gb's CPU time (getrusage) and its GC counters
 // (runtime/metrics, which does not stop the world).
-func readSelf() selfSample {
-	var s selfSample
+func readSelfNow() selfSample {
+	s := selfSample{at: time.Now()}
 	s.cpu, s.maxRSS = rusage.Self()
 	samples := make([]metrics.Sample, len(selfMetrics))
 	for i, name := range selfMetrics {
@@ -65,6 +110,7 @@ func histSum(h *metrics.Float64Histogram) float64 {
 func selfCost(before, after selfSample) stats.Client {
 	return stats.Client{
 		CPU:        after.cpu - before.cpu,
+		CPUWindow:  after.at.Sub(before.at),
 		MaxProcs:   runtime.GOMAXPROCS(0),
 		GCCycles:   after.gc - before.gc,
 		GCPause:    time.Duration((after.pause - before.pause) * 1e9),

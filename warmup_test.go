@@ -2,6 +2,7 @@ package gb_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,10 @@ func TestWarmup(t *testing.T) {
 			var text strings.Builder
 			if err := report.Text(&text, res, report.Options{}); err != nil || !strings.Contains(text.String(), "warm-up:") || !strings.Contains(text.String(), "300ms before measuring, not counted above: ") {
 				t.Errorf("the report does not show the warm-up: %v", err)
+			}
+			kept := fmt.Sprintf("connections:          opened=0 closed=%d (+%d opened in the warm-up and kept)\n", res.Counts.ConnsClosed, cfg.Concurrency)
+			if !strings.Contains(text.String(), kept) {
+				t.Errorf("the report does not say which connections the measured run used; want %q in\n%s", kept, text.String())
 			}
 			if cfg.Rate.Freq > 0 && (res.Counts.Outcomes[stats.Dropped] != 0 || res.Latency[stats.Corrected].Count != cfg.Requests) {
 				t.Errorf("rate: dropped %d, corrected samples %d", res.Counts.Outcomes[stats.Dropped], res.Latency[stats.Corrected].Count)

@@ -162,6 +162,7 @@ func (c *Client) add(o *Client) {
 	c.HeapAllocs += o.HeapAllocs
 	c.MaxRSS = max(c.MaxRSS, o.MaxRSS)
 	c.MaxProcs += o.MaxProcs
+	c.CPUWindow = max(c.CPUWindow, o.CPUWindow) // the processes ran side by side
 }
 
 // mergeDist returns a new Dist holding a's and b's samples (dense or, as

@@ -109,7 +109,8 @@ type Server struct {
 // Client is what gb itself spent during the run, so a report can say when
 // the client, not the server, was the limit.
 type Client struct {
-	CPU        time.Duration `json:"cpu_ns"`                   // user+system CPU time of the gb process during the run
+	CPU        time.Duration `json:"cpu_ns"`                   // user+system CPU time of the gb process during the run (from the warm-up's end)
+	CPUWindow  time.Duration `json:"cpu_window_ns,omitempty"`  // wall time CPU was read over (the run, its setup and teardown); 0 = not recorded
 	MaxProcs   int           `json:"gomaxprocs"`               // cores gb could use for load: GOMAXPROCS, or the event loops
 	GCCycles   int64         `json:"gc_cycles"`                // garbage collections during the run
 	GCPause    time.Duration `json:"gc_pause_ns"`              // total stop-the-world pause during the run

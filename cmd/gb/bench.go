@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -153,7 +152,7 @@ func (o *options) checkFiles() error {
 
 // execute runs the plan and prints and writes its results.
 func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	runtime.GOMAXPROCS(p.Procs())
+	useCores(p)
 	o.stdout = stdout // where "-" output files go
 	for _, f := range []string{o.jsonFile, o.htmlFile, o.hgrmFile, o.hlogFile, o.csvFile, o.gnuplotFile, o.junitFile, o.benchOut} {
 		if f == outfile.Stdout {

@@ -22,6 +22,9 @@ const demoUsage = `Usage: gb demo [ab options]
   Starts gb serve on a free loopback port and runs
     gb -k -c 50 -n 100000 -t 3 --profile URL/10k.dat
   against it; options given here replace the demo's (gb demo -c 8).
+  The server's profiles go to a new folder in the system's temporary
+  directory (not the working directory), named on the demo's second
+  line; --profile-dir chooses another.
 `
 
 // demo starts the built-in server on a free loopback port and benchmarks
@@ -33,8 +36,18 @@ func demo(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	}
 	defer stop()
 	atExit = append(atExit, stop)
-	argv := append(demoCommand(args), base+"/10k.dat")
+	argv := demoCommand(args)
 	fmt.Fprintf(stdout, "gb demo: gb's built-in server is at %s\n", base)
+	if !givenOptions(args)["--profile-dir"] {
+		dir, err := os.MkdirTemp("", "gb-demo-profiles-")
+		if err != nil {
+			return fail(stderr, fmt.Errorf("demo: %v", err))
+		}
+		defer os.Remove(dir) // only when empty: no profile was saved
+		argv = append(argv, "--profile-dir", dir)
+		fmt.Fprintf(stdout, "gb demo: the server's profiles go to %s (a temporary folder)\n", dir)
+	}
+	argv = append(argv, base+"/10k.dat")
 	fmt.Fprintf(stdout, "gb demo: running gb %s\n\n", strings.Join(argv, " "))
 	return bench(argv, stdout, stderr, sig)
 }
@@ -42,15 +55,7 @@ func demo(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 // demoCommand is the demo's options, less those the user gives, then the
 // user's: the command line that really runs (gb demo -c 8 runs -c 8 alone).
 func demoCommand(args []string) []string {
-	given := map[string]bool{}
-	specs := make([]flagSpec, len(abSpecs))
-	for i := range abSpecs {
-		specs[i] = abSpecs[i]
-		name := abSpecs[i].Name()
-		specs[i].Set = func(*options, string) error { given[name] = true; return nil }
-	}
-	var o options
-	_, _ = getopt.Parse(args, specs, &o) // bench reports errors in args
+	given := givenOptions(args)
 	var argv []string
 	for _, a := range demoArgs {
 		s := getopt.FindLong(abSpecs, strings.TrimPrefix(a[0], "--"))
@@ -62,6 +67,21 @@ func demoCommand(args []string) []string {
 		}
 	}
 	return append(argv, args...)
+}
+
+// givenOptions is the set of the options in args, by their getopt names
+// ("-c", "--profile-dir"). Errors in args are left to bench.
+func givenOptions(args []string) map[string]bool {
+	given := map[string]bool{}
+	specs := make([]flagSpec, len(abSpecs))
+	for i := range abSpecs {
+		specs[i] = abSpecs[i]
+		name := abSpecs[i].Name()
+		specs[i].Set = func(*options, string) error { given[name] = true; return nil }
+	}
+	var o options
+	_, _ = getopt.Parse(args, specs, &o)
+	return given
 }
 
 // startDemoServer runs `gb serve --addr 127.0.0.1:0` in a child process,

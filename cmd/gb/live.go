@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -143,9 +145,29 @@ func (t *tracker) add(p gb.Progress, cpu time.Duration) liveSnap {
 	if old := t.recent[0]; now.at > old.at {
 		dt := now.at - old.at
 		s.RecentRate = float64(now.done-old.done) / dt.Seconds()
-		s.CPU = float64(now.cpu-old.cpu) / float64(dt) / float64(cores())
+		s.CPU = float64(now.cpu-old.cpu) / float64(dt) // cores, as the report's client line
 	}
 	return s
+}
+
+// planCores is the cores of the Plan that runs (gb.Plan.Cores), set by
+// useCores; 0 before one runs.
+var planCores atomic.Int64
+
+// useCores gives gb the Plan's GOMAXPROCS and notes its cores, against
+// which the live panel reads gb's CPU, as the report does.
+func useCores(p *gb.Plan) {
+	runtime.GOMAXPROCS(p.Procs())
+	planCores.Store(int64(p.Cores()))
+}
+
+// cores is how many cores gb's load may use (gb.Plan.Cores, the report's
+// "(of N)"); GOMAXPROCS before a Plan runs.
+func cores() int {
+	if n := planCores.Load(); n > 0 {
+		return int(n)
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // cpuTime is gb's CPU time so far, user+system; 0 if unknown.

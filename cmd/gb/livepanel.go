@@ -21,7 +21,7 @@ type liveLimits struct {
 	Requests int64         // request budget; 0 = none (time-bound)
 	Duration time.Duration // time limit; 0 = none
 	Rate     float64       // target requests per second; 0 = closed loop
-	Cores    int           // GOMAXPROCS: gb's CPU share is of these
+	Cores    int           // the cores gb's load may use (gb.Plan.Cores): gb's CPU is read against them
 }
 
 // liveSnap is one redraw's input: the engine's progress plus what the
@@ -30,7 +30,7 @@ type liveSnap struct {
 	gb.Progress
 	RecentRate float64   // req/s over about the last second
 	History    []float64 // req/s per whole second so far, oldest first
-	CPU        float64   // gb's CPU share of its cores over the last second, 0..1
+	CPU        float64   // gb's CPU over about the last second, in cores (CPU seconds per second), as the report's client line
 }
 
 // panel renders a liveSnap; its zero width means 80 columns.
@@ -208,10 +208,11 @@ func (p panel) scheduleLine() string {
 		p.limits.Rate, s.RecentRate, s.Late, s.Outcomes[stats.Dropped])
 }
 
-// cpuLine is gb's own CPU share, with the self-bottleneck warning.
+// cpuLine is gb's own CPU in cores, in the report's unit ("cpu=0.95
+// cores (of 1)"), with the self-bottleneck warning.
 func (p panel) cpuLine() string {
-	l := fmt.Sprintf("%s %.0f%% of %d cores", labelStyle.Render("gb cpu"), p.snap.CPU*100, p.limits.Cores)
-	if p.snap.CPU >= busyShare {
+	l := fmt.Sprintf("%s %.2f cores (of %d)", labelStyle.Render("gb cpu"), p.snap.CPU, p.limits.Cores)
+	if p.limits.Cores > 0 && p.snap.CPU >= busyShare*float64(p.limits.Cores) {
 		l += "  " + warnStyle.Render("gb itself may be the bottleneck")
 	}
 	return l

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func fixedSnap() panel {
 		snap: liveSnap{
 			Progress: gb.Progress{Done: 2500, Elapsed: 2500 * time.Millisecond, OK: 2400, Non2xx: 90, Failed: 10,
 				Outcomes: out, Retries: 2, Late: 40, ConnsOpen: 12, P50: 6100 * time.Microsecond, P99: 1500 * time.Millisecond},
-			RecentRate: 980, History: []float64{1000, 500}, CPU: 0.95,
+			RecentRate: 980, History: []float64{1000, 500}, CPU: 1.9,
 		},
 	}
 }
@@ -34,7 +35,7 @@ func TestPanelView80(t *testing.T) {
 		"ok 2400  non-2xx 90  failed 10 (timeout.ttfb 7, connect 3)  retries 2",
 		"connections 12 open",
 		"rate target 1000/s  achieved 980/s  late 40  dropped 0",
-		"gb cpu 95% of 2 cores  gb itself may be the bottleneck",
+		"gb cpu 1.90 cores (of 2)  gb itself may be the bottleneck",
 	}, "\n")
 	if got := fixedSnap().View(); got != want {
 		t.Errorf("View at 80 columns:\n%s\nwant:\n%s", got, want)
@@ -94,5 +95,23 @@ func TestPanelServer(t *testing.T) {
 	lines = strings.Split(p.View(), "\n")
 	if got, want := lines[len(lines)-1], "server: cpu - cores, gc 3 (+0)"; got != want {
 		t.Errorf("server line without the cpu kind %q, want %q", got, want)
+	}
+}
+
+// TestTrackerCPUInCores: gb's CPU in the panel is in cores, the report's
+// unit (CPU seconds per second of wall time), whatever its cores: half a
+// core's time per second is 0.50, shown as "0.50 cores (of N)".
+func TestTrackerCPUInCores(t *testing.T) {
+	var tr tracker
+	var s liveSnap
+	for i := int64(1); i <= 25; i++ {
+		s = tr.add(gb.Progress{Done: i * 100, Elapsed: time.Duration(i) * 100 * time.Millisecond}, time.Duration(i)*50*time.Millisecond)
+	}
+	if math.Abs(s.CPU-0.5) > 1e-9 {
+		t.Errorf("CPU %v, want 0.5 cores", s.CPU)
+	}
+	p := panel{limits: liveLimits{Cores: 3}, snap: s}
+	if got, want := p.cpuLine(), "gb cpu 0.50 cores (of 3)"; got != want {
+		t.Errorf("cpu line %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
+	"github.com/gb-bench/gb/stats"
 )
 
 // profileSection returns the report's server profile section.
@@ -139,5 +140,79 @@ func TestDemoProfile(t *testing.T) {
 	sec := profileSection(t, r.stdout)
 	if !strings.Contains(sec, "net/http.(*conn).serve") || strings.Contains(sec, "internal/load.") {
 		t.Errorf("the demo's server profile is not gb serve's alone:\n%s", sec)
+	}
+}
+
+// TestProfileWarmup: --warmup used to drop --profile (no section, no
+// server_profile, no folder: gb compare had no server rows). With
+// --warmup and --repeat, every run keeps its profile of the measured load,
+// and gb compare of two such results shows the server's rows and gb's.
+func TestProfileWarmup(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	dir := t.TempDir()
+	var files []string
+	for i, repeat := range []string{"2", "1"} {
+		js := filepath.Join(dir, strconv.Itoa(i)+".json")
+		r := gbProcess(t, "-q", "-k", "-c", "2", "-n", "2000", "--warmup", "300ms", "--repeat", repeat, "--profile=cpu,allocs",
+			"--profile-dir", filepath.Join(dir, "p"+strconv.Itoa(i)), "--json", js, srv.URL()+"/hello")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("--repeat %s: exit %d, stderr %q", repeat, r.code, r.stderr)
+		}
+		sec := profileSection(t, r.stdout)
+		if !strings.Contains(sec, "cores;") || !strings.Contains(sec, "cpu by flat:") {
+			t.Errorf("--repeat %s: the profile section lacks the CPU profile:\n%s", repeat, sec)
+		}
+		f, err := os.Open(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := stats.ReadRuns(f)
+		f.Close()
+		if n, _ := strconv.Atoi(repeat); err != nil || len(rs.Runs) != n {
+			t.Fatalf("%s: %v, %d runs", js, err, len(rs.Runs))
+		}
+		for k, res := range rs.Runs {
+			sp := res.Profile
+			if res.Warmup == nil || sp == nil || sp.CPU == nil || sp.CPU.Windows == 0 || sp.Allocs == nil || len(sp.Files) != 2 {
+				t.Fatalf("run %d of --repeat %s: warm-up %+v, server_profile %+v", k+1, repeat, res.Warmup, sp)
+			}
+			if res.Client.CPU <= 0 || res.Client.CPUWindow <= 0 {
+				t.Errorf("run %d of --repeat %s: gb's CPU %v over %v", k+1, repeat, res.Client.CPU, res.Client.CPUWindow)
+			}
+		}
+		files = append(files, js)
+	}
+	c := runCompare(files...)
+	if c.code != 0 {
+		t.Fatalf("gb compare: exit %d, %s", c.code, c.stderr)
+	}
+	for _, row := range []string{"server CPU/req", "server alloc/req", "gb CPU/req"} {
+		if !strings.Contains(c.stdout, row) {
+			t.Errorf("gb compare lacks the %q row:\n%s", row, c.stdout)
+		}
+	}
+}
+
+// TestDemoProfileDir: gb demo leaves nothing in the working directory (it
+// used to leave ./gb-profiles/<time>): its profiles go to a new folder in
+// the temporary directory, which its output names; --profile-dir still
+// chooses.
+func TestDemoProfileDir(t *testing.T) {
+	cwd, tmp := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("TMPDIR", tmp)
+	r := gbProcess(t, "demo", "-q", "-c", "2", "-n", "2000", "-t", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left, _ := os.ReadDir(cwd); len(left) > 0 {
+		t.Errorf("gb demo left %v in the working directory", left)
+	}
+	m := regexp.MustCompile(`(?m)^gb demo: the server's profiles go to (\S+) \(a temporary folder\)$`).FindStringSubmatch(r.stdout)
+	if m == nil || filepath.Dir(m[1]) != tmp {
+		t.Fatalf("the demo does not say where its profiles go, in %s:\n%s", tmp, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(m[1], "cpu.pb.gz")); err != nil || !strings.Contains(profileSection(t, r.stdout), "saved:                "+m[1]+" (") {
+		t.Errorf("profiles not saved where the demo said (%v):\n%s", err, r.stdout)
 	}
 }

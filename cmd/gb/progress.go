@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"golang.org/x/term"
@@ -59,9 +58,6 @@ func perSecond(r gb.Rate) float64 {
 	}
 	return float64(r.Freq) / per.Seconds()
 }
-
-// cores is how many cores gb may use: its CPU share is of these.
-func cores() int { return runtime.GOMAXPROCS(0) }
 
 // update is the run's progress callback, set only when p.on.
 func (p *progress) update(s gb.Progress) {

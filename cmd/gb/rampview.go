@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/gb-bench/gb"
@@ -36,7 +35,7 @@ type rampRun struct {
 // file could not be written.
 func (r *rampRun) run(sig <-chan os.Signal) int {
 	if r.o.cfg.CPUs > 0 {
-		runtime.GOMAXPROCS(r.p.Procs())
+		useCores(r.p)
 	}
 	r.out = r.stdout // where "-" files go
 	if r.ro.writesStdout() {

@@ -66,8 +66,10 @@ type Config struct {
 	// the schedule and Result.Start all count from its end. 0 = none.
 	Warmup time.Duration
 	// OnMeasure, when set, is called once when the warm-up ends and
-	// measuring begins, from a timer's goroutine (gb reads its own CPU
-	// there, so the warm-up's cost is not charged to the measured run).
+	// measuring begins, from a timer's goroutine, while the load goes on
+	// (gb reads its own CPU and starts the server's profile there, so that
+	// both cover the measured load only). Run returns only after it did;
+	// it is not called when the run stops during the warm-up.
 	OnMeasure func()
 	// Order spreads the requests over several targets (Exchange.Target),
 	// and makes the result count each target apart (base.Targets must
@@ -263,13 +265,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Warmup > 0 {
-		t := time.AfterFunc(r.cfg.Warmup, func() {
-			r.measuring.Store(true)
-			if r.cfg.OnMeasure != nil {
-				r.cfg.OnMeasure()
-			}
-		})
-		defer t.Stop()
+		defer r.endWarmup()()
 	}
 	if r.cfg.Duration > 0 {
 		t := time.AfterFunc(r.cfg.Warmup+r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
@@ -295,6 +291,25 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		l.Close()
 	}
 	return r.result(base)
+}
+
+// endWarmup starts the timer that ends the warm-up (and calls
+// OnMeasure) and returns what Run defers: stop the timer, or wait for
+// OnMeasure when it fired, so that no hook outlives the run.
+func (r *Run) endWarmup() (wait func()) {
+	done := make(chan struct{})
+	t := time.AfterFunc(r.cfg.Warmup, func() {
+		defer close(done)
+		r.measuring.Store(true)
+		if r.cfg.OnMeasure != nil {
+			r.cfg.OnMeasure()
+		}
+	})
+	return func() {
+		if !t.Stop() {
+			<-done
+		}
+	}
 }
 
 // startSeries makes the recorders keep the run's time series.

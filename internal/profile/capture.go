@@ -107,8 +107,9 @@ type NoPprofError struct {
 func (e *NoPprofError) Error() string { return fmt.Sprintf("no pprof at %s (%v)", e.URL, e.Err) }
 func (e *NoPprofError) Unwrap() error { return e.Err }
 
-// Capture is a capture in progress: made by Start, ended by Stop. Stop
-// must be called exactly once, from the goroutine that called Start.
+// Capture is a capture in progress: made by Start (or by Prepare, then
+// Begin), ended by Stop. Stop must be called exactly once, from the
+// goroutine that called Start or Prepare, after Begin returned.
 type Capture struct {
 	cfg     Config
 	f       *fetcher
@@ -117,6 +118,7 @@ type Capture struct {
 	kinds   []Kind
 	dir     string
 	made    bool          // gb created dir
+	begun   bool          // begin ran: there is something to stop and save
 	start   time.Time     // the load's start as the capture sees it
 	end     time.Time     // the load's end (Stop)
 	stop    chan struct{} // closed by Stop or when the run's context ends
@@ -162,6 +164,21 @@ type window struct {
 // A *NoPprofError means the target has no pprof; any error means there is
 // no capture, and the run should go on without one.
 func Start(ctx context.Context, cfg Config) (*Capture, error) {
+	c, err := Prepare(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Begin()
+	return c, nil
+}
+
+// Prepare is the part of Start that needs no load: it checks that the
+// target serves pprof and makes the directory, but captures nothing
+// until Begin. Its errors are Start's. A load with a warm-up prepares
+// before the warm-up, so that a target without pprof is known (and
+// warned about) before the load starts, and begins when measuring does.
+// Stop ends a prepared capture whether or not it began.
+func Prepare(ctx context.Context, cfg Config) (*Capture, error) {
 	base, err := baseURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -183,6 +200,45 @@ func Start(ctx context.Context, cfg Config) (*Capture, error) {
 		c.cancel()
 		return nil, err
 	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.halt()
+		case <-c.stop:
+		}
+	}()
+	return c, nil
+}
+
+// Begin starts a prepared capture before the load, as Start does: it
+// returns once the first CPU window's and the trace's requests are on
+// the wire (at most 3s), and the load's start, as the profile's coverage
+// counts it, is its return. Begin or BeginDuring is called at most once,
+// and before Stop starts (the caller orders them).
+func (c *Capture) Begin() {
+	c.begin()
+	c.start = time.Now()
+}
+
+// BeginDuring starts a prepared capture while the load is already
+// running (measuring began after a warm-up): the load's start is the
+// call's instant, so the time until the first CPU window's request is on
+// the wire shows as uncovered. It returns once that request is written.
+func (c *Capture) BeginDuring() {
+	c.start = time.Now()
+	c.begin()
+}
+
+// begin takes the "before" snapshots and starts the capture's
+// goroutines, and waits for the first CPU window's and the trace's
+// requests to be written. A capture already stopped starts nothing.
+func (c *Capture) begin() {
+	select {
+	case <-c.stop:
+		return
+	default:
+	}
+	c.begun = true
 	c.snapshot(c.base)
 	c.varsBefore, _ = c.readVars()
 	var ready sync.WaitGroup
@@ -195,19 +251,10 @@ func Start(ctx context.Context, cfg Config) (*Capture, error) {
 	if c.has(Goroutine) {
 		c.wg.Go(c.runGoroutine)
 	}
-	if cfg.LiveEvery > 0 && c.varsBefore != nil {
+	if c.cfg.LiveEvery > 0 && c.varsBefore != nil {
 		c.wg.Go(c.runLive)
 	}
-	waitTimeout(&ready, min(cfg.timeout(), startWait))
-	c.start = time.Now()
-	go func() {
-		select {
-		case <-ctx.Done():
-			c.halt()
-		case <-c.stop:
-		}
-	}()
-	return c, nil
+	waitTimeout(&ready, min(c.cfg.timeout(), startWait))
 }
 
 // launch runs fn on its own goroutine; fn calls ready once its request is
@@ -241,11 +288,18 @@ func (c *Capture) halt() { c.stopped.Do(func() { close(c.stop) }) }
 // snapshots, waits for the CPU window and the trace in flight (at most a
 // window plus Config.Timeout), saves the files and returns the summary.
 // requests is the number of responses the load received.
+//
+// A capture that never began (the load stopped during its warm-up)
+// fetches nothing: its summary says so in a note, and the directory gb
+// made for it is removed.
 func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 	c.end = time.Now()
 	c.halt()
 	defer c.cancel()
 	defer c.f.close()
+	if !c.begun {
+		return c.unbegun(requests)
+	}
 	varsAfter, varsErr := c.readVars()
 	after := map[Kind]*profile.Profile{}
 	c.snapshot(after)
@@ -270,6 +324,21 @@ func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 	if c.made && len(sp.Files) == 0 {
 		_ = os.Remove(c.dir)
 		sp.Dir = ""
+	}
+	return sp
+}
+
+// unbegun is Stop's summary of a capture that never began.
+func (c *Capture) unbegun(requests int64) *stats.ServerProfile {
+	sp := &stats.ServerProfile{URL: c.url, Requests: requests,
+		Notes: []string{"nothing captured: the load stopped before measuring began"}}
+	for _, k := range c.kinds {
+		sp.Kinds = append(sp.Kinds, string(k))
+	}
+	if c.made {
+		_ = os.Remove(c.dir)
+	} else {
+		sp.Dir = c.dir
 	}
 	return sp
 }

@@ -47,6 +47,18 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	writeProfile(w, r)
 }
 
+// connections is the measured run's connections opened and closed, and
+// those the warm-up opened and the run went on using: without them, a
+// run after a warm-up read "opened=0" with connections in use.
+func connections(r *stats.Result) string {
+	c := &r.Counts
+	s := fmt.Sprintf("opened=%d closed=%d", c.ConnsOpened, c.ConnsClosed)
+	if w := r.Warmup; w != nil && w.Counts.ConnsOpened > w.Counts.ConnsClosed {
+		s += fmt.Sprintf(" (+%d opened in the warm-up and kept)", w.Counts.ConnsOpened-w.Counts.ConnsClosed)
+	}
+	return s
+}
+
 // extraLines calls line with each key and value of gb's section, in
 // order (see writeExtra); the values are not yet defused.
 func extraLines(r *stats.Result, line func(key, value string)) {
@@ -73,7 +85,7 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	line("retries", fmt.Sprint(c.Retries))
 	line("length mismatches", fmt.Sprint(c.LengthMismatch))
 	line("status codes", statusCodes(c))
-	line("connections", fmt.Sprintf("opened=%d closed=%d", c.ConnsOpened, c.ConnsClosed))
+	line("connections", connections(r))
 	line("bytes sent", fmt.Sprint(c.BytesOut))
 	line("latency ms", latencySummary(r.Latency[stats.Total]))
 	if len(r.Targets) > 0 {

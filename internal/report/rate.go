@@ -57,12 +57,7 @@ func clientCost(r *stats.Result) string {
 const minRSSConns = 256
 
 // cores is gb's average CPU use during the run, in cores.
-func cores(r *stats.Result) float64 {
-	if r.Elapsed <= 0 {
-		return 0
-	}
-	return r.Client.CPU.Seconds() / r.Elapsed.Seconds()
-}
+func cores(r *stats.Result) float64 { return r.Client.Cores(r.Elapsed) }
 
 // Thresholds of the warnings.
 const (
