@@ -52,6 +52,7 @@ type Client struct {
 	now        time.Time // when the last read returned
 	unsent     bool      // streams were opened (or bodies queued) since the last flush
 	unsentReqs int       // requests opened since the last flush
+	acks       int       // PING and SETTINGS acknowledgements queued since the last write (see maxAcks)
 	carryIn    int64     // connection-level bytes read, for the next exchange to end
 	carryOut   int64     // connection-level bytes written, likewise
 	carryClose int       // connections closed, likewise
@@ -65,6 +66,7 @@ type Client struct {
 	hdrBad    bool
 	status    int
 	blockLen  int    // encoded bytes of the block so far
+	blockWire int    // bytes of the block's frames so far, frame headers included
 	full      bool   // decode the whole block: the connection's first response
 	server    []byte // the Server field of the connection's first response
 }
@@ -212,20 +214,26 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 		// worker started since the last read (and the acknowledgements
 		// and window updates) in one go.
 		if len(c.out.buf) > 0 && !c.holdBack(until) {
-			c.arm(time.Time{}) // a write is bounded by the streams' deadlines, never by until
+			c.arm(time.Time{}, true) // a write is bounded by the streams' deadlines, never by until
 			if err := c.flush(); err != nil {
 				c.fail(err)
 				continue
 			}
 		}
-		c.arm(until)
-		if err := c.fill(); err != nil {
-			if !client.IsTimeout(err) || c.stop.Load() {
-				c.fail(err)
-				continue
-			}
-			now := time.Now()
-			c.armed = time.Time{} // it passed: re-arm
+		c.arm(until, false)
+		err := c.fill()
+		if err != nil && (!client.IsTimeout(err) || c.stop.Load()) {
+			c.fail(err)
+			continue
+		}
+		// A read that times out, or one that returned while the
+		// deadline had already passed: the event loop checks its timers
+		// only when the task parks, and a server sending faster than gb
+		// parses keeps the task reading, so the deadline is also checked
+		// here, once per read batch.
+		if err != nil || (!c.armed.IsZero() && !c.now.Before(c.armed)) {
+			now := c.now
+			c.armed = aLongTimeAgo // it passed: re-arm
 			c.expire(now)
 			if !until.IsZero() && !now.Before(until) && c.head == len(c.done) {
 				return nil, stats.OK
@@ -242,8 +250,8 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 // request's latency counts from its write (see flush), as HTTP/1.1's
 // does; in rate mode nothing waits.
 func (c *Client) holdBack(until time.Time) bool {
-	if !until.IsZero() || c.unsentReqs == 0 {
-		return false
+	if !until.IsZero() || c.unsentReqs == 0 || c.acks > 0 {
+		return false // acknowledgements go out before the next read
 	}
 	limit := min(c.cfg.Streams, c.maxStreams)
 	return 2*(c.active-c.unsentReqs) > limit
@@ -257,15 +265,18 @@ func (c *Client) canResend() bool {
 }
 
 // arm sets the connection's deadline to the earliest of the streams'
-// deadlines and until. In a closed loop the deadline only moves when it
-// would be more than timeout/64 early (as client.Fast does), so a busy
-// connection rarely pays for a timer update; a read that times out
-// before a stream's deadline only re-arms.
-func (c *Client) arm(until time.Time) {
+// deadlines and until: of the written streams for a read (a request held
+// back is not due before it is written), of all for a write. In a closed
+// loop the deadline only moves when it would be more than timeout/64
+// early (as client.Fast does), so a busy connection rarely pays for a
+// timer update; a read that times out before a stream's deadline only
+// re-arms. c.armed is zero for no deadline, aLongTimeAgo for one that
+// passed.
+func (c *Client) arm(until time.Time, writing bool) {
 	want := until
 	for i := range c.streams {
 		s := &c.streams[i]
-		if s.state == open && (want.IsZero() || s.deadline.Before(want)) {
+		if s.state == open && (s.sent || writing) && (want.IsZero() || s.deadline.Before(want)) {
 			want = s.deadline
 		}
 	}
@@ -291,7 +302,9 @@ func (c *Client) flush() error {
 	}
 	_, err := c.nc.Write(c.out.buf)
 	c.out.buf = c.out.buf[:0]
+	c.acks = 0
 	if err != nil {
+		c.markSent() // it was tried: the streams fail as written (in part)
 		return err
 	}
 	if c.unsent {
@@ -302,6 +315,7 @@ func (c *Client) flush() error {
 			if s.state != open || s.written {
 				continue
 			}
+			s.sent = true
 			if x := s.x; x.Connected == x.Start && sending.After(x.Start) {
 				// held back on a ready connection: the request starts now
 				x.Start, x.Connected = sending, sending
@@ -314,6 +328,15 @@ func (c *Client) flush() error {
 		}
 	}
 	return nil
+}
+
+// markSent marks every open stream's request as handed to the connection.
+func (c *Client) markSent() {
+	for i := range c.streams {
+		if s := &c.streams[i]; s.state == open {
+			s.sent = true
+		}
+	}
 }
 
 // fill reads what the connection has into the input buffer.
@@ -334,5 +357,5 @@ func (c *Client) closeConn() {
 	c.live.Store(nil)
 	c.carryClose++
 	c.out.buf = c.out.buf[:0]
-	c.unsent, c.unsentReqs = false, 0
+	c.unsent, c.unsentReqs, c.acks = false, 0, 0
 }
