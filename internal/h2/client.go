@@ -214,6 +214,7 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 		// worker started since the last read (and the acknowledgements
 		// and window updates) in one go.
 		if len(c.out.buf) > 0 && !c.holdBack(until) {
+			c.startHeld()
 			c.arm(time.Time{}, true) // a write is bounded by the streams' deadlines, never by until
 			if err := c.flush(); err != nil {
 				c.fail(err)
@@ -296,10 +297,6 @@ func (c *Client) flush() error {
 	if len(c.out.buf) == 0 {
 		return nil
 	}
-	var sending clock.Mono
-	if c.unsentReqs > 0 {
-		sending = clock.Read()
-	}
 	_, err := c.nc.Write(c.out.buf)
 	c.out.buf = c.out.buf[:0]
 	c.acks = 0
@@ -316,11 +313,6 @@ func (c *Client) flush() error {
 				continue
 			}
 			s.sent = true
-			if x := s.x; x.Connected == x.Start && sending.After(x.Start) {
-				// held back on a ready connection: the request starts now
-				x.Start, x.Connected = sending, sending
-				s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
-			}
 			if len(s.body) == 0 {
 				s.written = true
 				s.x.Written = now
@@ -328,6 +320,23 @@ func (c *Client) flush() error {
 		}
 	}
 	return nil
+}
+
+// startHeld starts the requests held back on a ready connection now,
+// before the write that sends them: their latency and deadline count
+// from it.
+func (c *Client) startHeld() {
+	if c.unsentReqs == 0 {
+		return
+	}
+	sending := clock.Read()
+	for i := range c.streams {
+		s := &c.streams[i]
+		if x := s.x; s.state == open && !s.sent && x.Connected == x.Start && sending.After(x.Start) {
+			x.Start, x.Connected = sending, sending
+			s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
+		}
+	}
 }
 
 // markSent marks every open stream's request as handed to the connection.
