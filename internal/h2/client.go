@@ -67,6 +67,8 @@ type Client struct {
 	status    int
 	blockLen  int    // encoded bytes of the block so far
 	blockWire int    // bytes of the block's frames so far, frame headers included
+	length    int64  // the block's content-length; noLength = none, -1 = invalid
+	block     []byte // a block that came in several frames, gathered (see decode)
 	full      bool   // decode the whole block: the connection's first response
 	server    []byte // the Server field of the connection's first response
 }

@@ -288,6 +288,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	if first {
 		c.curID, c.curEnd = id, endStream
 		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen, c.blockWire = 0, 0, false, 0, 0, 0
+		c.length = noLength
 		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
@@ -301,7 +302,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	if c.blockWire += int(n); c.blockWire > blockFlood*c.cfg.maxHeaderBytes() {
 		return errBlockFlood
 	}
-	if _, err := c.dec.Write(frag); err != nil {
+	if err := c.decode(frag, first, endHeaders); err != nil {
 		return err
 	}
 	if !endHeaders {
@@ -335,7 +336,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		}
 	default:
 		s.headers = true
-		s.x.Status, s.x.Server = c.status, c.server
+		s.x.Status, s.x.Server, s.length = c.status, c.server, c.length
 		c.full = false
 		if c.curEnd {
 			c.finish(s)
@@ -362,14 +363,34 @@ type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
 
+// decode gives a header block's fragment to the decoder: as it comes
+// for the connection's first response (decoded whole), else the whole
+// block at its end (see feed), gathered when it came in several frames.
+func (c *Client) decode(frag []byte, first, endHeaders bool) error {
+	switch {
+	case c.full:
+		_, err := c.dec.Write(frag)
+		return err
+	case first && endHeaders:
+		return c.feed(frag)
+	case first:
+		c.block = c.block[:0]
+	}
+	c.block = append(c.block, frag...)
+	if !endHeaders {
+		return nil
+	}
+	return c.feed(c.block)
+}
+
 // emit is the decoder's callback for each field of a header block. The
 // connection's first response is decoded whole: its fields counted
 // against the limits, its Server field kept for all the connection's
-// responses. In the others only the first field, :status (RFC 9113
-// §8.3: pseudo-headers come first), is looked at: the decoder then stops
-// emitting, so it skips decoding the strings of fields the server did not
-// index (one allocation each in hpack), and the limit applies to the
-// block's encoded length instead (onHeaders).
+// responses. In the others the decoder emits only the first field,
+// :status (RFC 9113 §8.3: pseudo-headers come first), and the fields
+// feed cannot name itself, so it skips decoding the strings of fields
+// the server did not index (one allocation each in hpack), and the
+// limit applies to the block's encoded length instead (onHeaders).
 func (c *Client) emit(f hpack.HeaderField) {
 	c.hdrBytes += int(f.Size())
 	c.hdrFields++
@@ -385,9 +406,8 @@ func (c *Client) emit(f hpack.HeaderField) {
 		}
 	case f.Name == "server" && c.full:
 		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
-	}
-	if !c.full {
-		c.dec.SetEmitEnabled(false)
+	case f.Name == "content-length":
+		c.noteLength(parseLength(f.Value))
 	}
 }
 
@@ -407,8 +427,18 @@ func atoi3(v string) int {
 	return n
 }
 
-// finish ends s with its complete response.
+// finish ends s with its complete response: failed.protocol when its
+// body and content-length disagree (RFC 9113 §8.1.1; no body is due for
+// HEAD, 204 and 304).
 func (c *Client) finish(s *stream) {
+	if s.length != noLength && s.length != s.x.Body && !c.cfg.head && s.x.Status != 204 && s.x.Status != 304 {
+		var err error = errBadLength
+		if s.length >= 0 {
+			err = errLength{want: s.length, got: s.x.Body}
+		}
+		c.end(s, stats.FailProtocol, err)
+		return
+	}
 	if s.x.Status >= 200 && s.x.Status < 300 {
 		c.end(s, stats.OK, nil)
 		return

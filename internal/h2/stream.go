@@ -27,6 +27,7 @@ type stream struct {
 	started  bool      // a response frame arrived
 	headers  bool      // the final response's header block is complete
 	retried  bool      // sent again on a new connection (GOAWAY, REFUSED_STREAM)
+	length   int64     // the response's content-length; noLength = none, -1 = invalid
 	peerDone bool      // the server ended or reset the stream: no RST_STREAM back
 	outcome  stats.Outcome
 }

@@ -126,6 +126,10 @@ var hostilesH2 = []hostileH2{
 			c.Flood(Frames(64<<10, func(fr *http2.Framer) { _ = fr.WriteRSTStream(id+1000, http2.ErrCodeCancel) }), 4)
 			_ = c.Framer().WriteRSTStream(id, http2.ErrCodeInternal)
 		}},
+	{name: "content-length longer than the body", want: outcomes(stats.FailProtocol),
+		script: func(c *H2Conn, id uint32, n int) { c.Respond(id, 200, []byte("ok"), "content-length", "20") }},
+	{name: "content-length shorter than the body", want: outcomes(stats.FailProtocol),
+		script: func(c *H2Conn, id uint32, n int) { c.Respond(id, 200, []byte("ok and more"), "content-length", "2") }},
 	{name: "REFUSED_STREAM every time", want: outcomes(stats.FailStaleConn),
 		script: func(c *H2Conn, id uint32, n int) {
 			_ = c.Framer().WriteRSTStream(id, http2.ErrCodeRefusedStream)
