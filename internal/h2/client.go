@@ -53,6 +53,7 @@ type Client struct {
 	unsent     bool      // streams were opened (or bodies queued) since the last flush
 	unsentReqs int       // requests opened since the last flush
 	acks       int       // PING and SETTINGS acknowledgements queued since the last write (see maxAcks)
+	readErr    error     // the error of a read that also returned bytes, for the next fill
 	carryIn    int64     // connection-level bytes read, for the next exchange to end
 	carryOut   int64     // connection-level bytes written, likewise
 	carryClose int       // connections closed, likewise
@@ -350,14 +351,24 @@ func (c *Client) markSent() {
 	}
 }
 
-// fill reads what the connection has into the input buffer.
+// fill reads what the connection has into the input buffer. A read that
+// returns bytes and an error (a TLS connection's last record followed by
+// its close_notify) returns the bytes now, for the frames they end to be
+// processed, and the error on the next fill.
 func (c *Client) fill() error {
+	if err := c.readErr; err != nil {
+		c.readErr = nil
+		return err
+	}
 	if err := c.in.makeRoom(); err != nil {
 		return err
 	}
 	n, err := c.nc.Read(c.in.buf[c.in.w:])
 	c.in.w += n
 	c.now = time.Now()
+	if n > 0 && err != nil {
+		c.readErr, err = err, nil
+	}
 	return err
 }
 
@@ -368,5 +379,5 @@ func (c *Client) closeConn() {
 	c.live.Store(nil)
 	c.carryClose++
 	c.out.buf = c.out.buf[:0]
-	c.unsent, c.unsentReqs, c.acks = false, 0, 0
+	c.unsent, c.unsentReqs, c.acks, c.readErr = false, 0, 0, nil
 }

@@ -100,7 +100,7 @@ func (c *Client) reset() {
 	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
 	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
 	c.recvUsed, c.settings, c.draining, c.served, c.full = 0, false, false, 0, true
-	c.armed, c.unsent, c.unsentReqs, c.acks, c.goAwayErr = time.Time{}, false, 0, 0, nil
+	c.armed, c.unsent, c.unsentReqs, c.acks, c.goAwayErr, c.readErr = time.Time{}, false, 0, 0, nil, nil
 }
 
 // awaitSettings sends the preface and reads until the server's SETTINGS
