@@ -71,10 +71,13 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 		x.Closed++
 		x.Err = err
 		var not *NotH2Error
+		var pe *protocolError
 		switch {
 		case errors.As(err, &not):
 			x.Err = &load.Fatal{Err: err}
 			return stats.FailProtocol, false
+		case errors.As(err, &pe):
+			return stats.FailProtocol, false // a flood with the SETTINGS
 		case client.IsTimeout(err) && !c.stop.Load():
 			x.Err = errNoSettings
 			return stats.TimeoutConnect, false

@@ -112,3 +112,40 @@ func TestResponseWithTheClose(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodWithTheSettings: a server whose SETTINGS come with a flood of
+// more SETTINGS frames: each request's connection fails as
+// failed.protocol saying so, not failed.connect.
+func TestFloodWithTheSettings(t *testing.T) { bothEngines(t, testFloodWithTheSettings) }
+
+func testFloodWithTheSettings(t *testing.T, loops int) {
+	flood := probe.Frames(64<<10, func(fr *http2.Framer) { _ = fr.WriteSettings() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				go io.Copy(io.Discard, nc)
+				for range 4 {
+					if _, err := nc.Write(flood); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	cfg := clientConfig(t, ln.Addr().String(), false, nil, 2, 2*time.Second)
+	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 10, Loops: loops})
+	checkCounts(t, res)
+	if o := res.Counts.Outcomes; o[stats.FailProtocol] != 10 || !hasError(res, "flooded") {
+		t.Errorf("outcomes %v, errors %v: want 10 failed.protocol for the flood", o, res.Counts.Errors)
+	}
+}
