@@ -52,6 +52,8 @@ type Client struct {
 	now        time.Time // when the last read returned
 	unsent     bool      // streams were opened (or bodies queued) since the last flush
 	unsentReqs int       // requests opened since the last flush
+	acks       int       // PING and SETTINGS acknowledgements queued since the last write (see maxAcks)
+	readErr    error     // the error of a read that also returned bytes, for the next fill
 	carryIn    int64     // connection-level bytes read, for the next exchange to end
 	carryOut   int64     // connection-level bytes written, likewise
 	carryClose int       // connections closed, likewise
@@ -65,6 +67,9 @@ type Client struct {
 	hdrBad    bool
 	status    int
 	blockLen  int    // encoded bytes of the block so far
+	blockWire int    // bytes of the block's frames so far, frame headers included
+	length    int64  // the block's content-length; noLength = none, -1 = invalid
+	block     []byte // a block that came in several frames, gathered (see decode)
 	full      bool   // decode the whole block: the connection's first response
 	server    []byte // the Server field of the connection's first response
 }
@@ -212,20 +217,27 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 		// worker started since the last read (and the acknowledgements
 		// and window updates) in one go.
 		if len(c.out.buf) > 0 && !c.holdBack(until) {
-			c.arm(time.Time{}) // a write is bounded by the streams' deadlines, never by until
+			c.startHeld()
+			c.arm(time.Time{}, true) // a write is bounded by the streams' deadlines, never by until
 			if err := c.flush(); err != nil {
 				c.fail(err)
 				continue
 			}
 		}
-		c.arm(until)
-		if err := c.fill(); err != nil {
-			if !client.IsTimeout(err) || c.stop.Load() {
-				c.fail(err)
-				continue
-			}
-			now := time.Now()
-			c.armed = time.Time{} // it passed: re-arm
+		c.arm(until, false)
+		err := c.fill()
+		if err != nil && (!client.IsTimeout(err) || c.stop.Load()) {
+			c.fail(err)
+			continue
+		}
+		// A read that times out, or one that returned while the
+		// deadline had already passed: the event loop checks its timers
+		// only when the task parks, and a server sending faster than gb
+		// parses keeps the task reading, so the deadline is also checked
+		// here, once per read batch.
+		if err != nil || (!c.armed.IsZero() && !c.now.Before(c.armed)) {
+			now := c.now
+			c.armed = aLongTimeAgo // it passed: re-arm
 			c.expire(now)
 			if !until.IsZero() && !now.Before(until) && c.head == len(c.done) {
 				return nil, stats.OK
@@ -242,8 +254,8 @@ func (c *Client) Next(until time.Time) (*load.Exchange, stats.Outcome) {
 // request's latency counts from its write (see flush), as HTTP/1.1's
 // does; in rate mode nothing waits.
 func (c *Client) holdBack(until time.Time) bool {
-	if !until.IsZero() || c.unsentReqs == 0 {
-		return false
+	if !until.IsZero() || c.unsentReqs == 0 || c.acks > 0 {
+		return false // acknowledgements go out before the next read
 	}
 	limit := min(c.cfg.Streams, c.maxStreams)
 	return 2*(c.active-c.unsentReqs) > limit
@@ -257,15 +269,18 @@ func (c *Client) canResend() bool {
 }
 
 // arm sets the connection's deadline to the earliest of the streams'
-// deadlines and until. In a closed loop the deadline only moves when it
-// would be more than timeout/64 early (as client.Fast does), so a busy
-// connection rarely pays for a timer update; a read that times out
-// before a stream's deadline only re-arms.
-func (c *Client) arm(until time.Time) {
+// deadlines and until: of the written streams for a read (a request held
+// back is not due before it is written), of all for a write. In a closed
+// loop the deadline only moves when it would be more than timeout/64
+// early (as client.Fast does), so a busy connection rarely pays for a
+// timer update; a read that times out before a stream's deadline only
+// re-arms. c.armed is zero for no deadline, aLongTimeAgo for one that
+// passed.
+func (c *Client) arm(until time.Time, writing bool) {
 	want := until
 	for i := range c.streams {
 		s := &c.streams[i]
-		if s.state == open && (want.IsZero() || s.deadline.Before(want)) {
+		if s.state == open && (s.sent || writing) && (want.IsZero() || s.deadline.Before(want)) {
 			want = s.deadline
 		}
 	}
@@ -285,13 +300,11 @@ func (c *Client) flush() error {
 	if len(c.out.buf) == 0 {
 		return nil
 	}
-	var sending clock.Mono
-	if c.unsentReqs > 0 {
-		sending = clock.Read()
-	}
 	_, err := c.nc.Write(c.out.buf)
 	c.out.buf = c.out.buf[:0]
+	c.acks = 0
 	if err != nil {
+		c.markSent() // it was tried: the streams fail as written (in part)
 		return err
 	}
 	if c.unsent {
@@ -302,11 +315,7 @@ func (c *Client) flush() error {
 			if s.state != open || s.written {
 				continue
 			}
-			if x := s.x; x.Connected == x.Start && sending.After(x.Start) {
-				// held back on a ready connection: the request starts now
-				x.Start, x.Connected = sending, sending
-				s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
-			}
+			s.sent = true
 			if len(s.body) == 0 {
 				s.written = true
 				s.x.Written = now
@@ -316,14 +325,50 @@ func (c *Client) flush() error {
 	return nil
 }
 
-// fill reads what the connection has into the input buffer.
+// startHeld starts the requests held back on a ready connection now,
+// before the write that sends them: their latency and deadline count
+// from it.
+func (c *Client) startHeld() {
+	if c.unsentReqs == 0 {
+		return
+	}
+	sending := clock.Read()
+	for i := range c.streams {
+		s := &c.streams[i]
+		if x := s.x; s.state == open && !s.sent && x.Connected == x.Start && sending.After(x.Start) {
+			x.Start, x.Connected = sending, sending
+			s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
+		}
+	}
+}
+
+// markSent marks every open stream's request as handed to the connection.
+func (c *Client) markSent() {
+	for i := range c.streams {
+		if s := &c.streams[i]; s.state == open {
+			s.sent = true
+		}
+	}
+}
+
+// fill reads what the connection has into the input buffer. A read that
+// returns bytes and an error (a TLS connection's last record followed by
+// its close_notify) returns the bytes now, for the frames they end to be
+// processed, and the error on the next fill.
 func (c *Client) fill() error {
+	if err := c.readErr; err != nil {
+		c.readErr = nil
+		return err
+	}
 	if err := c.in.makeRoom(); err != nil {
 		return err
 	}
 	n, err := c.nc.Read(c.in.buf[c.in.w:])
 	c.in.w += n
 	c.now = time.Now()
+	if n > 0 && err != nil {
+		c.readErr, err = err, nil
+	}
 	return err
 }
 
@@ -334,5 +379,5 @@ func (c *Client) closeConn() {
 	c.live.Store(nil)
 	c.carryClose++
 	c.out.buf = c.out.buf[:0]
-	c.unsent, c.unsentReqs = false, 0
+	c.unsent, c.unsentReqs, c.acks, c.readErr = false, 0, 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
@@ -70,10 +71,13 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 		x.Closed++
 		x.Err = err
 		var not *NotH2Error
+		var pe *protocolError
 		switch {
 		case errors.As(err, &not):
 			x.Err = &load.Fatal{Err: err}
 			return stats.FailProtocol, false
+		case errors.As(err, &pe):
+			return stats.FailProtocol, false // a flood with the SETTINGS
 		case client.IsTimeout(err) && !c.stop.Load():
 			x.Err = errNoSettings
 			return stats.TimeoutConnect, false
@@ -99,7 +103,7 @@ func (c *Client) reset() {
 	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
 	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
 	c.recvUsed, c.settings, c.draining, c.served, c.full = 0, false, false, 0, true
-	c.armed, c.unsent, c.unsentReqs, c.goAwayErr = time.Time{}, false, 0, nil
+	c.armed, c.unsent, c.unsentReqs, c.acks, c.goAwayErr, c.readErr = time.Time{}, false, 0, 0, nil, nil
 }
 
 // awaitSettings sends the preface and reads until the server's SETTINGS
@@ -146,13 +150,26 @@ func (c *Client) process() error {
 			}
 			continue
 		}
+		if err == nil && fh.Type == http2.FramePing && fh.Length == 8 && fh.StreamID == 0 {
+			// Answered where it lies: no frame is allocated, so a flood
+			// of PINGs makes no garbage.
+			p := c.in.buf[c.in.r : c.in.r+8]
+			c.in.r += 8
+			c.carryIn += int64(n)
+			if !fh.Flags.Has(http2.FlagPingAck) {
+				if err := c.ping([8]byte(p)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		var f http2.Frame
 		if err == nil {
 			f, err = c.fr.ReadFrameForHeader(fh)
 		}
 		if err != nil {
 			if err = c.streamError(err, int64(n)); err != nil {
-				return err
+				return &frameError{err}
 			}
 			continue
 		}
@@ -171,9 +188,56 @@ func (c *Client) streamError(err error, n int64) error {
 	}
 	c.carryIn += n
 	if s := c.find(se.StreamID); s != nil {
-		c.end(s, stats.FailProtocol, se)
+		c.end(s, stats.FailProtocol, streamError{se.Code, se.Cause})
 	}
 	return nil
+}
+
+// frameError is a frame the Framer refused as a connection error: the
+// connection fails as failed.protocol. Its message leaves out stream ids
+// (see withoutStreamIDs).
+type frameError struct{ err error }
+
+func (e *frameError) Error() string { return withoutStreamIDs(e.err.Error()) }
+func (e *frameError) Unwrap() error { return e.err }
+
+// withoutStreamIDs replaces the number after each "stream " or
+// "stream ID " in msg with N, so that equal errors of different streams
+// group in the error tally.
+func withoutStreamIDs(msg string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, "stream ")
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		j := i + len("stream ")
+		j += len(msg[j:]) - len(strings.TrimPrefix(msg[j:], "ID "))
+		k := j
+		for k < len(msg) && msg[k] >= '0' && msg[k] <= '9' {
+			k++
+		}
+		b.WriteString(msg[:j])
+		if k > j {
+			b.WriteString("N")
+		}
+		msg = msg[k:]
+	}
+}
+
+// streamError is an http2.StreamError without its stream id, so that
+// equal errors group in the error tally.
+type streamError struct {
+	code  http2.ErrCode
+	cause error // nil = none
+}
+
+func (e streamError) Error() string {
+	if e.cause != nil {
+		return "http2: stream error: " + e.code.String() + "; " + e.cause.Error()
+	}
+	return "http2: stream error: " + e.code.String()
 }
 
 // handle acts on one frame of n bytes.
@@ -189,11 +253,10 @@ func (c *Client) handle(f http2.Frame, n int64) error {
 		return c.onSettings(f, n)
 	case *http2.WindowUpdateFrame:
 		return c.onWindow(f, n)
-	case *http2.PingFrame:
+	case *http2.PingFrame: // one process did not answer itself
 		c.carryIn += n
 		if !f.IsAck() {
-			_ = c.fr.WritePing(true, f.Data)
-			c.carryOut += frameHeaderLen + 8
+			return c.ping(f.Data)
 		}
 	case *http2.RSTStreamFrame:
 		c.onReset(f, n)
@@ -227,7 +290,8 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	s := c.count(id, n)
 	if first {
 		c.curID, c.curEnd = id, endStream
-		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen = 0, 0, false, 0, 0
+		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen, c.blockWire = 0, 0, false, 0, 0, 0
+		c.length = noLength
 		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
@@ -238,7 +302,10 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	if c.blockLen += len(frag); !c.full && c.blockLen > c.cfg.maxHeaderBytes() {
 		c.hdrBad = true
 	}
-	if _, err := c.dec.Write(frag); err != nil {
+	if c.blockWire += int(n); c.blockWire > blockFlood*c.cfg.maxHeaderBytes() {
+		return errBlockFlood
+	}
+	if err := c.decode(frag, first, endHeaders); err != nil {
 		return err
 	}
 	if !endHeaders {
@@ -272,7 +339,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		}
 	default:
 		s.headers = true
-		s.x.Status, s.x.Server = c.status, c.server
+		s.x.Status, s.x.Server, s.length = c.status, c.server, c.length
 		c.full = false
 		if c.curEnd {
 			c.finish(s)
@@ -281,14 +348,52 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	return nil
 }
 
+// blockFlood is how many times the header list limit a header block's
+// frames (headers included, so that empty CONTINUATION frames count) may
+// reach before the connection fails: a block over the limit but ending
+// is decoded to its end (the decoder must stay in step with the
+// server's) and fails only its stream; one that keeps growing (a
+// CONTINUATION flood) would never end.
+const blockFlood = 4
+
+// errBlockFlood fails a connection whose header block passed blockFlood
+// times the limit.
+var errBlockFlood = &protocolError{fmt.Sprintf("http2: response header block without end (CONTINUATION flood past %d times the header list limit)", blockFlood)}
+
+// protocolError is a connection gb ends because the server broke HTTP/2
+// or flooded it: every stream on it fails as failed.protocol.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return e.msg }
+
+// decode gives a header block's fragment to the decoder: as it comes
+// for the connection's first response (decoded whole), else the whole
+// block at its end (see feed), gathered when it came in several frames.
+func (c *Client) decode(frag []byte, first, endHeaders bool) error {
+	switch {
+	case c.full:
+		_, err := c.dec.Write(frag)
+		return err
+	case first && endHeaders:
+		return c.feed(frag)
+	case first:
+		c.block = c.block[:0]
+	}
+	c.block = append(c.block, frag...)
+	if !endHeaders {
+		return nil
+	}
+	return c.feed(c.block)
+}
+
 // emit is the decoder's callback for each field of a header block. The
 // connection's first response is decoded whole: its fields counted
 // against the limits, its Server field kept for all the connection's
-// responses. In the others only the first field, :status (RFC 9113
-// §8.3: pseudo-headers come first), is looked at: the decoder then stops
-// emitting, so it skips decoding the strings of fields the server did not
-// index (one allocation each in hpack), and the limit applies to the
-// block's encoded length instead (onHeaders).
+// responses. In the others the decoder emits only the first field,
+// :status (RFC 9113 §8.3: pseudo-headers come first), and the fields
+// feed cannot name itself, so it skips decoding the strings of fields
+// the server did not index (one allocation each in hpack), and the
+// limit applies to the block's encoded length instead (onHeaders).
 func (c *Client) emit(f hpack.HeaderField) {
 	c.hdrBytes += int(f.Size())
 	c.hdrFields++
@@ -304,9 +409,8 @@ func (c *Client) emit(f hpack.HeaderField) {
 		}
 	case f.Name == "server" && c.full:
 		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
-	}
-	if !c.full {
-		c.dec.SetEmitEnabled(false)
+	case f.Name == "content-length":
+		c.noteLength(parseLength(f.Value))
 	}
 }
 
@@ -326,8 +430,18 @@ func atoi3(v string) int {
 	return n
 }
 
-// finish ends s with its complete response.
+// finish ends s with its complete response: failed.protocol when its
+// body and content-length disagree (RFC 9113 §8.1.1; no body is due for
+// HEAD, 204 and 304).
 func (c *Client) finish(s *stream) {
+	if s.length != noLength && s.length != s.x.Body && !c.cfg.head && s.x.Status != 204 && s.x.Status != 304 {
+		var err error = errBadLength
+		if s.length >= 0 {
+			err = errLength{want: s.length, got: s.x.Body}
+		}
+		c.end(s, stats.FailProtocol, err)
+		return
+	}
 	if s.x.Status >= 200 && s.x.Status < 300 {
 		c.end(s, stats.OK, nil)
 		return
@@ -394,6 +508,32 @@ func (c *Client) onSettings(f *http2.SettingsFrame, n int64) error {
 	c.carryOut += frameHeaderLen
 	c.settings = true
 	c.sendBodies()
+	return c.acked()
+}
+
+// maxAcks is the most PING and SETTINGS acknowledgements gb queues
+// between two writes. gb writes them before its next read, so only a
+// server sending more control frames in one read batch than a real one
+// ever does (a flood) reaches it; the connection then fails as a
+// protocol error (as nghttp2's and Go's limits on queued control frames
+// do) instead of buffering acknowledgements without bound.
+const maxAcks = 1000
+
+// errControlFlood fails a connection that reached maxAcks.
+var errControlFlood = &protocolError{fmt.Sprintf("http2: the server flooded PING or SETTINGS frames (more than %d unacknowledged)", maxAcks)}
+
+// ping queues the acknowledgement of a PING carrying data.
+func (c *Client) ping(data [8]byte) error {
+	_ = c.fr.WritePing(true, data)
+	c.carryOut += frameHeaderLen + 8
+	return c.acked()
+}
+
+// acked counts an acknowledgement queued; an error past maxAcks.
+func (c *Client) acked() error {
+	if c.acks++; c.acks > maxAcks {
+		return errControlFlood
+	}
 	return nil
 }
 
@@ -407,7 +547,7 @@ func (c *Client) onWindow(f *http2.WindowUpdateFrame, n int64) error {
 		c.sendWin += int32(f.Increment)
 	} else if s := c.count(f.StreamID, n); s != nil {
 		if int64(s.sendWin)+int64(f.Increment) > math.MaxInt32 {
-			c.end(s, stats.FailProtocol, http2.StreamError{StreamID: s.id, Code: http2.ErrCodeFlowControl})
+			c.end(s, stats.FailProtocol, streamError{code: http2.ErrCodeFlowControl})
 			return nil
 		}
 		s.sendWin += int32(f.Increment)

@@ -252,7 +252,7 @@ func testServerNeverAnswers(t *testing.T, loops int) {
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 8, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.TimeoutFirstByte] != 8 || res.Counts.ConnsOpened != 1 {
-		t.Errorf("outcomes %v, connections %d", res.Counts.Outcomes, res.Counts.ConnsOpened)
+		t.Errorf("outcomes %v, connections %d %v", res.Counts.Outcomes, res.Counts.ConnsOpened, res.Counts.Errors)
 	}
 }
 

@@ -22,10 +22,12 @@ type stream struct {
 	body     []byte    // request body still to send
 	sendWin  int32     // the stream's send window
 	recvUsed int       // DATA bytes received since our last WINDOW_UPDATE for it
+	sent     bool      // the request's HEADERS were handed to the connection (false: held back, see Client.holdBack)
 	written  bool      // the request is fully written
 	started  bool      // a response frame arrived
 	headers  bool      // the final response's header block is complete
 	retried  bool      // sent again on a new connection (GOAWAY, REFUSED_STREAM)
+	length   int64     // the response's content-length; noLength = none, -1 = invalid
 	peerDone bool      // the server ended or reset the stream: no RST_STREAM back
 	outcome  stats.Outcome
 }
@@ -106,7 +108,7 @@ func (c *Client) open(s *stream) {
 	s.x.BytesOut += int64(len(c.cfg.frames))
 	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
 	s.deadline = s.x.Start.Time().Add(c.cfg.Client.Timeout)
-	s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, 0
+	s.sent, s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, false, 0
 	c.active++
 	c.unsent = true
 	c.unsentReqs++
@@ -233,27 +235,34 @@ func (c *Client) failQueued(o stats.Outcome, err error) {
 }
 
 // expire ends the streams whose deadline passed, by the phase they were
-// in, and resets them on the connection.
+// in, and resets them on the connection. A request held back for the
+// next write is not due: its deadline starts when it is written.
 func (c *Client) expire(now time.Time) {
 	for i := range c.streams {
 		s := &c.streams[i]
-		if s.state != open || now.Before(s.deadline) {
+		if s.state != open || !s.sent || now.Before(s.deadline) {
 			continue
 		}
 		c.now = now
-		switch {
-		case !s.written && len(s.body) > 0 && (c.sendWin <= 0 || s.sendWin <= 0):
-			c.end(s, stats.FailWrite, errWindow)
-		case !s.written:
-			c.end(s, stats.FailWrite, errWriteTimeout)
-		case !s.started:
-			c.end(s, stats.TimeoutFirstByte, errTimeout)
-		case !s.headers:
-			c.end(s, stats.TimeoutHeaders, errTimeout)
-		default:
-			c.end(s, stats.TimeoutBody, errTimeout)
-		}
+		o, err := c.timedOut(s)
+		c.end(s, o, err)
 	}
+}
+
+// timedOut is the outcome and error of stream s when its time ran out:
+// the phase it was in.
+func (c *Client) timedOut(s *stream) (stats.Outcome, error) {
+	switch {
+	case !s.written && len(s.body) > 0 && (c.sendWin <= 0 || s.sendWin <= 0):
+		return stats.FailWrite, errWindow
+	case !s.written:
+		return stats.FailWrite, errWriteTimeout
+	case !s.started:
+		return stats.TimeoutFirstByte, errTimeout
+	case !s.headers:
+		return stats.TimeoutHeaders, errTimeout
+	}
+	return stats.TimeoutBody, errTimeout
 }
 
 var (
@@ -275,15 +284,32 @@ func (c *Client) fail(err error) {
 	for i := range c.streams {
 		s := &c.streams[i]
 		switch {
+		case s.state == open && !s.sent:
+			c.unsend(s, err)
 		case s.state == open && c.stale(s, err):
 			c.requeue(s, err)
 		case s.state == open:
-			c.end(s, c.classify(s, err), err)
+			o, e := c.classify(s, err)
+			c.end(s, o, e)
 		case s.state == queued && c.stop.Load():
 			c.end(s, stats.AbortedSignal, err)
 		}
 	}
 	c.draining = false
+}
+
+// unsend takes s, whose request was held back and never written, off the
+// failed connection: the server never saw it, so it goes on a new
+// connection (not a retry), or is aborted when the run is stopping.
+func (c *Client) unsend(s *stream, err error) {
+	if c.stop.Load() {
+		c.end(s, stats.AbortedSignal, err)
+		return
+	}
+	c.active--
+	c.queued++
+	s.state, s.body = queued, nil
+	s.x.BytesOut = 0 // open counts them again
 }
 
 // stale reports whether s met the keep-alive close race: the server
@@ -295,25 +321,29 @@ func (c *Client) stale(s *stream, err error) bool {
 		!c.stop.Load() && client.IsPeerGone(err)
 }
 
-// classify is the outcome of stream s when its connection failed with err.
-func (c *Client) classify(s *stream, err error) stats.Outcome {
+// classify is the outcome of stream s when its connection failed with
+// err, and the error it records. A timeout (a write that outlived the
+// streams' deadline) is the timeout of the phase s was in.
+func (c *Client) classify(s *stream, err error) (stats.Outcome, error) {
 	var ce http2.ConnectionError
 	var ga goAwayError
+	var pe *protocolError
+	var fe *frameError
 	switch {
 	case c.stop.Load():
-		return stats.AbortedSignal // the worker relabels it with the stop's cause
-	case !s.written && client.IsTimeout(err):
-		return stats.FailWrite
-	case errors.As(err, &ce), errors.As(err, &ga), errors.Is(err, errFrameTooLarge), isHpack(err):
-		return stats.FailProtocol
+		return stats.AbortedSignal, err // the worker relabels it with the stop's cause
+	case client.IsTimeout(err):
+		return c.timedOut(s)
+	case errors.As(err, &ce), errors.As(err, &ga), errors.As(err, &pe), errors.As(err, &fe), errors.Is(err, errFrameTooLarge), isHpack(err):
+		return stats.FailProtocol, err
 	case !s.written:
-		return stats.FailWrite
+		return stats.FailWrite, err
 	case !s.started && c.served > 0 && client.IsPeerGone(err):
-		return stats.FailStaleConn
+		return stats.FailStaleConn, err
 	case !s.started && errors.Is(err, io.EOF):
-		return stats.FailProtocol // a new connection closed with no reply
+		return stats.FailProtocol, err // a new connection closed with no reply
 	case errors.Is(err, io.EOF):
-		return stats.FailTruncated
+		return stats.FailTruncated, err
 	}
-	return stats.FailReset
+	return stats.FailReset, err
 }
