@@ -92,12 +92,12 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // FormatVersion. The numbers derived in version 2 are recomputed, not read,
 // so a version 1 result comes back complete, with Version FormatVersion.
 // The error names the problem in one line (a newer version, not a gb
-// result, malformed JSON).
+// result, malformed JSON, a result gb cannot have written: see ReadRuns).
 func ReadResult(rd io.Reader) (*Result, error) {
 	var v struct {
 		Version *int `json:"version"`
 	}
-	b, err := io.ReadAll(rd)
+	b, err := readLimited(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +113,9 @@ func ReadResult(rd io.Reader) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("malformed gb JSON result: %w", err)
+	}
+	if err := r.validate(); err != nil {
+		return nil, err
 	}
 	r.Version = FormatVersion
 	return &r, nil
