@@ -66,7 +66,7 @@ func ReadRuns(r io.Reader) (Runs, error) {
 		case res.Version < 0:
 			return Runs{}, fmt.Errorf("run %d: not a gb result (format version %d)", i+1, res.Version)
 		}
-		if err := res.validate(); err != nil {
+		if err := res.Validate(); err != nil {
 			return Runs{}, fmt.Errorf("run %d: %v", i+1, err)
 		}
 	}

@@ -114,7 +114,7 @@ func ReadResult(rd io.Reader) (*Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("malformed gb JSON result: %w", err)
 	}
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, err
 	}
 	r.Version = FormatVersion

@@ -74,12 +74,12 @@ func Printable(s string) string {
 	}, s)
 }
 
-// validate makes r, read from a file, safe to render: it refuses a
+// Validate makes r, read from a file, safe to render: it refuses a
 // result that gb cannot have written (no target, a negative count, a
 // series without an interval, a broken accounting invariant of Check) with
 // one line naming the first problem, and makes every string printable
 // (see Printable), map keys included.
-func (r *Result) validate() error {
+func (r *Result) Validate() error {
 	if r.Target.URL == "" {
 		return errors.New("not a gb result (no target url)")
 	}
