@@ -33,9 +33,9 @@ type Totals struct {
 	Failed     int64 `json:"failed"`     // Σ failed.* outcomes (connect, TLS, write, reset, truncated, protocol, timeouts)
 	Aborted    int64 `json:"aborted"`    // Σ aborted.*: in flight when the run stopped
 	Dropped    int64 `json:"dropped"`    // rate mode: due but never sent
-	// ErrorRate is Failed ÷ (Complete + Failed), 0..1: the share of the
-	// requests that ended on their own (not aborted by the stop) that got no
-	// response. 0 when none ended.
+	// ErrorRate is Result.ErrorRate: Failed ÷ (Complete + Failed), 0..1,
+	// the share of the requests that ended on their own (not aborted by the
+	// stop) that got no response. 0 when none ended.
 	ErrorRate float64 `json:"error_rate"`
 	// Non2xxRate is Non2xx ÷ (Complete + Failed), 0..1.
 	Non2xxRate float64 `json:"non2xx_rate"`
@@ -46,11 +46,38 @@ func (r *Result) Totals() Totals {
 	o := &r.Counts.Outcomes
 	t := Totals{Dispatched: r.Counts.Dispatched, Complete: r.Complete(), OK: o[OK], Non2xx: o[Non2xx],
 		Failed: o.Failed(), Aborted: o.Aborted(), Dropped: o[Dropped]}
-	if n := t.Complete + t.Failed; n > 0 {
-		t.ErrorRate = float64(t.Failed) / float64(n)
-		t.Non2xxRate = float64(t.Non2xx) / float64(n)
-	}
+	t.ErrorRate, _ = r.ErrorRate()
+	t.Non2xxRate, _ = r.Non2xxRate()
 	return t
+}
+
+// ErrorRate is gb's error rate, the one definition that the JSON
+// (totals.error_rate), --threshold 'errors<N%', gb capacity's and gb
+// compare's error rate and the HTML report's all use: the failed requests
+// (Σ failed.*: DNS, connect, local, TLS, write, reset, truncated,
+// protocol, decode and timeouts) over the requests that ended on their
+// own, complete (ok and non-2xx) or failed. A non-2xx response is an
+// answer, counted by Non2xxRate; requests aborted by the stop and
+// requests never sent (dropped) are in neither part. ok is false (and the
+// rate 0) when no request ended.
+func (r *Result) ErrorRate() (rate float64, ok bool) {
+	return r.shareOfEnded(r.Counts.Outcomes.Failed())
+}
+
+// Non2xxRate is the non-2xx responses over the requests that ended on
+// their own, as ErrorRate's denominator; ok is false when none ended.
+func (r *Result) Non2xxRate() (rate float64, ok bool) {
+	return r.shareOfEnded(r.Counts.Outcomes[Non2xx])
+}
+
+// shareOfEnded is n over the requests that ended on their own (complete
+// or failed).
+func (r *Result) shareOfEnded(n int64) (float64, bool) {
+	ended := r.Complete() + r.Counts.Outcomes.Failed()
+	if ended <= 0 {
+		return 0, false
+	}
+	return float64(n) / float64(ended), true
 }
 
 // RPS returns ab's Requests per second: complete responses ÷ Elapsed

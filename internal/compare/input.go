@@ -1,8 +1,8 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,12 +20,11 @@ type Input struct {
 // Read reads the gb result file at path: a single run (`gb --json`) or
 // several (stats.Runs). The error names the file.
 func Read(path string) (Input, error) {
-	f, err := os.Open(path)
+	b, err := stats.ReadResultFile(path)
 	if err != nil {
-		return Input{}, err
+		return Input{}, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	rs, err := stats.ReadRuns(f)
+	rs, err := stats.ReadRuns(bytes.NewReader(b))
 	if err != nil {
 		return Input{}, fmt.Errorf("%s: %w", path, err)
 	}

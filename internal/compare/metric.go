@@ -62,7 +62,8 @@ var Metrics = []Metric{
 	latency("p90", "corrected.", stats.Corrected, 90),
 	latency("p99", "corrected.", stats.Corrected, 99),
 	latency("p99.9", "corrected.", stats.Corrected, 99.9),
-	{Key: "errors", Label: "error rate", Unit: UnitRatio, Bench: "errors/op", value: errorRate},
+	{Key: "errors", Label: "error rate", Unit: UnitRatio, Bench: "errors/op", value: (*stats.Result).ErrorRate},
+	{Key: "non2xx", Label: "non-2xx rate", Unit: UnitRatio, Bench: "non2xx/op", value: (*stats.Result).Non2xxRate},
 	{Key: "server.cpu", Label: "server CPU/req", Unit: UnitTime, Bench: "server-cpu-ns/op", value: serverCPU},
 	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, Bench: "server-B/op", value: serverAlloc(false), estimated: allocEstimated},
 	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, Bench: "server-allocs/op", value: serverAlloc(true), estimated: allocEstimated},
@@ -102,25 +103,6 @@ func latency(name, prefix string, ph stats.Phase, p float64) Metric {
 		}
 		return float64(d.Percentile(p)) / 1e6, true
 	}}
-}
-
-// errorRate is the share of the requests that ended that did not end in a
-// 2xx response: non-2xx responses and failures over those plus the ok
-// ones. Requests aborted by the stop and requests never sent are left out.
-func errorRate(r *stats.Result) (float64, bool) {
-	var bad int64
-	o := &r.Counts.Outcomes
-	for i, n := range o {
-		switch stats.Outcome(i) {
-		case stats.OK, stats.AbortedDeadline, stats.AbortedSignal, stats.AbortedFatal, stats.Dropped:
-		default:
-			bad += n
-		}
-	}
-	if bad+o[stats.OK] == 0 {
-		return 0, false
-	}
-	return float64(bad) / float64(bad+o[stats.OK]), true
 }
 
 // serverCPU is the server's CPU seconds per response: the cores it used

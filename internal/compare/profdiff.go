@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"bufio"
 	"cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,11 +143,51 @@ func parse(path, dir string) (*profile.Profile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	b, err := readProfile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := profile.ParseData(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// Bounds on a saved profile that a result file names: a path in a
+// hostile or mistaken file (a device, a FIFO, a gzip bomb) must neither
+// hang gb compare nor fill its memory.
+const (
+	maxProfileFile  = 64 << 20  // bytes on disk
+	maxProfileBytes = 256 << 20 // bytes after gunzip
+)
+
+// readProfile reads a saved profile from f, a regular file of at most
+// maxProfileFile bytes, gunzipped (when it is gzip) to at most
+// maxProfileBytes.
+func readProfile(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxProfileFile:
+		return nil, fmt.Errorf("%d MiB, larger than a profile gb saves (%d MiB)", fi.Size()>>20, maxProfileFile>>20)
+	}
+	var r io.Reader = bufio.NewReader(io.LimitReader(f, maxProfileFile))
+	if head, _ := r.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		r = z
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxProfileBytes+1))
+	if err == nil && len(b) > maxProfileBytes {
+		err = fmt.Errorf("larger than %d MiB unpacked", maxProfileBytes>>20)
+	}
+	return b, err
 }
 
 // diff merges each side's profiles after matching closure names, and
