@@ -135,15 +135,10 @@ func covered(sp *stats.ServerProfile, k ProfileKind) float64 {
 // parse reads the profile at path; a relative path that does not exist is
 // also looked for in dir (beside the result file).
 func parse(path, dir string) (*profile.Profile, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) && !filepath.IsAbs(path) {
-		f, err = os.Open(filepath.Join(dir, path))
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := readProfile(f)
+	b, err := readProfile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -162,11 +157,12 @@ const (
 	maxProfileBytes = 256 << 20 // bytes after gunzip
 )
 
-// readProfile reads a saved profile from f, a regular file of at most
+// readProfile reads the saved profile at path, a regular file (checked
+// before it is opened: opening a FIFO would wait for a writer) of at most
 // maxProfileFile bytes, gunzipped (when it is gzip) to at most
 // maxProfileBytes.
-func readProfile(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
+func readProfile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
 		return nil, err
@@ -175,6 +171,11 @@ func readProfile(f *os.File) ([]byte, error) {
 	case fi.Size() > maxProfileFile:
 		return nil, fmt.Errorf("%d MiB, larger than a profile gb saves (%d MiB)", fi.Size()>>20, maxProfileFile>>20)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	var r io.Reader = bufio.NewReader(io.LimitReader(f, maxProfileFile))
 	if head, _ := r.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		z, err := gzip.NewReader(r)

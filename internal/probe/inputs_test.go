@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -158,7 +160,8 @@ var inputCases = []inputCase{
 // inconsistent counts, terminal escapes in strings and keys, larger than
 // any result) refuse each with one line on stderr and exit 1, or render
 // it (escapes made '?'), in bounded time; no raw control byte reaches
-// stdout or stderr.
+// stdout or stderr. gb compare of files naming saved profiles that are a
+// device, a FIFO or a gzip bomb warns and ends.
 func TestHostileInputFiles(t *testing.T) {
 	dir := t.TempDir()
 	good, s0, s1 := results(t, dir)
@@ -199,6 +202,42 @@ func TestHostileInputFiles(t *testing.T) {
 		}
 	}
 
+	// A ramp (gb report's other input) of such steps.
+	for _, c := range []inputCase{inputCases[6], inputCases[len(inputCases)-1]} {
+		path := filepath.Join(dir, "ramp.json")
+		ramp := `{"version": 2, "gb_version": "` + escapes + `", "command": ["` + escapes + `"], "steps_by": "concurrency", "saturation_step": 0, "steps": [` + string(c.doc(g)) + `]}`
+		if err := os.WriteFile(path, []byte(ramp), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := gbRun(t, "report", path)
+		r, bad := rawControl(out + errs)
+		if want := strings.Replace(c.msg, "run 1", "step 1", 1); bad || code != c.code || (code != 0 && (out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want))) {
+			t.Errorf("ramp of %s: exit %d, control %U (%v), stdout %q, stderr %q; want %d, %q", c.name, code, r, bad, out, errs, c.code, want)
+		}
+	}
+
+	// Saved profiles the file names that are a device, a FIFO and a gzip
+	// bomb: gb compare warns that it cannot diff them, and ends.
+	fifo := filepath.Join(dir, "cpu.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bomb := filepath.Join(dir, "cpu.pb.gz")
+	if err := os.WriteFile(bomb, gzipZeros(t, 300<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ path, msg string }{{"/dev/zero", "not a regular file"}, {fifo, "not a regular file"}, {bomb, "larger than 256 MiB unpacked"}} {
+		prof := fmt.Sprintf(`"server_profile": {"url": "x", "kinds": ["cpu"], "requests": 20, "files": [{"kind": "cpu", "path": %q, "open": ""}]}, "counts"`, p.path)
+		path := filepath.Join(dir, "profile.json")
+		if err := os.WriteFile(path, bytes.Replace(g, []byte(`"counts"`), []byte(prof), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := gbRun(t, "compare", path, path)
+		if code != 0 || !strings.Contains(errs, "gb compare: warning: no profile diff: ") || !strings.Contains(errs, p.msg) {
+			t.Errorf("compare naming the profile %s: exit %d, stderr %q; want a warning with %q", p.path, code, errs, p.msg)
+		}
+	}
+
 	// Escapes in both shards' strings: the merge is made, its report and
 	// the pod log's text before the JSON print none of them raw.
 	for i, s := range []string{s0, s1} {
@@ -215,4 +254,20 @@ func TestHostileInputFiles(t *testing.T) {
 	if r, bad := rawControl(out + errs); bad || code != 0 || !strings.Contains(out, "Complete requests:      20\n") || !strings.Contains(out, "?]0;owned??[2J?31m?") {
 		t.Errorf("merge of shards with escapes: exit %d, control %U (%v); stderr %q, stdout:\n%s", code, r, bad, errs, out)
 	}
+}
+
+// gzipZeros returns n zero bytes gzipped (about n/1000 bytes).
+func gzipZeros(t *testing.T, n int) []byte {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	zero := make([]byte, 1<<20)
+	for range n / len(zero) {
+		if _, err := z.Write(zero); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
