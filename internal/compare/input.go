@@ -2,7 +2,9 @@ package compare
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +23,9 @@ type Input struct {
 // several (stats.Runs). The error names the file.
 func Read(path string) (Input, error) {
 	b, err := stats.ReadResultFile(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the path is named once, below
+	}
 	if err != nil {
 		return Input{}, fmt.Errorf("%s: %w", path, err)
 	}
