@@ -64,7 +64,8 @@ func (s ShardID) Share(total int64) int64 {
 
 // checkShards refuses a set of results that cannot be the shards of one
 // load: shards of different splits, one shard twice, one result twice
-// (the same start, end and counts), and, unless partial, a split load
+// (the same start, to the nanosecond, end and count), and, unless
+// partial, a split load
 // with shards missing (a *MissingShardsError). It returns the shard
 // indexes present, ascending (nil for an unsplit load).
 func checkShards(rs []*Result, partial bool) ([]int, error) {
@@ -75,7 +76,7 @@ func checkShards(rs []*Result, partial bool) ([]int, error) {
 			return nil, fmt.Errorf("result %d: another shard (%s, not %s)", i+1, orNone(s), orNone(rs[0].Target.Shard))
 		}
 		for j, o := range rs[:i] {
-			if o.Start.Equal(r.Start) && o.End.Equal(r.End) && o.Counts.Dispatched == r.Counts.Dispatched {
+			if !r.Start.IsZero() && o.Start.Equal(r.Start) && o.End.Equal(r.End) && o.Counts.Dispatched == r.Counts.Dispatched {
 				return nil, fmt.Errorf("result %d is result %d again (the same start, end and count)", i+1, j+1)
 			}
 		}

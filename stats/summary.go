@@ -52,8 +52,8 @@ func (r *Result) Totals() Totals {
 }
 
 // ErrorRate is gb's error rate, the one definition that the JSON
-// (totals.error_rate), --threshold 'errors<N%', gb capacity's and gb
-// compare's error rate and the HTML report's all use: the failed requests
+// (totals.error_rate), --threshold and gb capacity's --slo 'errors<N%',
+// gb compare's error rate row and the HTML report's card all use: the failed requests
 // (Σ failed.*: DNS, connect, local, TLS, write, reset, truncated,
 // protocol, decode and timeouts) over the requests that ended on their
 // own, complete (ok and non-2xx) or failed. A non-2xx response is an
