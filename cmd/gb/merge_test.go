@@ -137,6 +137,9 @@ func TestMergeMissingShards(t *testing.T) {
 	if p.Partial == nil || p.Partial.Count != 4 || !slices.Equal(p.Partial.Shards, []int{0, 1, 3}) || p.Complete() != 30 {
 		t.Errorf("--allow-partial JSON: partial %+v, complete %d", p.Partial, p.Complete())
 	}
+	if code, again, errs := inProcess("report", part); code != 0 || again != out {
+		t.Errorf("gb report of the partial merge: exit %d, %s; differs from gb merge's:\n%s", code, errs, again)
+	}
 	whole := filepath.Join(dir, "whole.json")
 	if code, out, errs := inProcess("merge", "-o", whole, s[0], s[1], s[2], s[3]); code != 0 || strings.Contains(out, "partial") || readResult(t, whole).Partial != nil {
 		t.Errorf("4 of 4 shards: exit %d, %s\n%s", code, errs, out)
