@@ -52,5 +52,15 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
 // histograms are HdrHistogram sums (lossless: every run uses the same
 // geometry) and exact moments combine without loss. Runs of different
 // targets or settings (other than their share of concurrency, requests
-// and rate) are refused with an error naming the difference.
+// and rate) are refused with an error naming the difference, as are one
+// result given twice, one shard twice, and some but not all shards of a
+// split load (a *MissingShardsError naming the missing indexes).
 func Merge(results ...*Result) (*Result, error) { return stats.Combine(results...) }
+
+// MergePartial is Merge that also merges some of the shards of a split
+// load; the result's Partial names the shards it holds.
+func MergePartial(results ...*Result) (*Result, error) { return stats.CombinePartial(results...) }
+
+// MissingShardsError is Merge's error for some, not all, of the shards of
+// a split load.
+type MissingShardsError = stats.MissingShardsError

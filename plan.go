@@ -319,6 +319,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			Rate:           cfg.Rate.PerSecond(),
 			Pipeline:       cfg.Pipeline,
 			Shard:          cfg.Shard,
+			StartAt:        cfg.StartAt.UTC().Round(0),
 		},
 	}
 	p.describeTargets(&res)

@@ -256,8 +256,9 @@ func checkSeries(t *testing.T, m *gb.Result, every time.Duration, parts ...*gb.R
 }
 
 // TestMergeRefusesOtherLoads: results of different loads are refused with
-// one line naming the differing field; so are one shard twice and shards
-// of different splits.
+// one line naming the differing field; so are one result twice, one shard
+// twice, shards of different splits and some of the shards of a split
+// load, which MergePartial merges, saying which.
 func TestMergeRefusesOtherLoads(t *testing.T) {
 	srv := startServer()
 	defer srv.Close()
@@ -291,8 +292,20 @@ func TestMergeRefusesOtherLoads(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.msg)
 		}
 	}
-	if _, err := gb.Merge(shard0, shard0); err == nil || err.Error() != "result 2: shard 0/2 again (result 1 is shard 0/2 too)" {
+	if _, err := gb.Merge(shard0, shard0); err == nil || err.Error() != "result 2 is result 1 again (the same start, end and count)" {
+		t.Errorf("one result twice: %v", err)
+	}
+	again := run(gb.Config{KeepAlive: true, Shard: gb.Shard{Index: 0, Count: 2}, Requests: 40})
+	if _, err := gb.Merge(shard0, again); err == nil || err.Error() != "result 2: shard 0/2 again (result 1 is shard 0/2 too)" {
 		t.Errorf("one shard twice: %v", err)
+	}
+	_, err := gb.Merge(shard0)
+	var miss *gb.MissingShardsError
+	if !errors.As(err, &miss) || err.Error() != "shard 1 of 2 missing (have 0)" {
+		t.Errorf("one shard of two: %v", err)
+	}
+	if m, err := gb.MergePartial(shard0); err != nil || m.Partial == nil || m.Partial.String() != "shard 0 of 2" || m.Complete() != 10 {
+		t.Errorf("partial merge of one shard of two: %+v, %v", m, err)
 	}
 }
 

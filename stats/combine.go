@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Combine returns one result of several runs of the same load (shards of
@@ -15,15 +16,25 @@ import (
 // merged point by point by wall-clock interval (see combineSeries).
 // Results whose targets differ in anything but their share of the load
 // (concurrency, requests, rate, shard) are refused with an error naming
-// the differing field, as are two results of one shard. The inputs are
-// not changed; the first one's Server describes the whole; Client sums
-// the processes' CPU, cores and GC counters. The merged Target's Shard is
-// the zero value: the result is the whole load.
-func Combine(rs ...*Result) (*Result, error) {
+// the differing field, as are two results of one shard, one result given
+// twice, and some but not all shards of a split load (a
+// *MissingShardsError; see CombinePartial). The inputs are not changed;
+// the first one's Server describes the whole; Client sums the processes'
+// CPU, cores and GC counters. The merged Target's Shard is the zero
+// value: the result is the whole load.
+func Combine(rs ...*Result) (*Result, error) { return combine(rs, false) }
+
+// CombinePartial is Combine that also merges some of the shards of a
+// split load: the result's Partial then names the shards it holds, and
+// its counts are theirs, not the whole load's.
+func CombinePartial(rs ...*Result) (*Result, error) { return combine(rs, true) }
+
+func combine(rs []*Result, partial bool) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errNothing
 	}
-	if err := checkShards(rs); err != nil {
+	have, err := checkShards(rs, partial)
+	if err != nil {
 		return nil, err
 	}
 	out := *rs[0]
@@ -32,7 +43,10 @@ func Combine(rs ...*Result) (*Result, error) {
 	out.Client = Client{Engine: rs[0].Client.Engine}
 	out.Samples, out.Series, out.Profile, out.Warmup = nil, nil, nil, nil
 	out.Target.Concurrency, out.Target.Requests, out.Target.Rate = 0, 0, 0
-	out.Target.Shard = ShardID{}
+	out.Target.Shard, out.Partial = ShardID{}, nil
+	if n := rs[0].Target.Shard.Count; len(have) < n {
+		out.Partial = &Partial{Count: n, Shards: have}
+	}
 	for i, r := range rs {
 		if err := sameLoad(&rs[0].Target, &r.Target); err != nil {
 			return nil, fmt.Errorf("result %d: %v", i+1, err)
@@ -86,9 +100,12 @@ func sameLoad(a, b *Target) error {
 	}
 	x, y := *a, *b
 	for _, t := range []*Target{&x, &y} {
-		t.Concurrency, t.Requests, t.Rate, t.Shard = 0, 0, 0, ShardID{}
+		t.Concurrency, t.Requests, t.Rate, t.Shard, t.StartAt = 0, 0, 0, ShardID{}, time.Time{}
 	}
 	if x == y {
+		if !a.StartAt.Equal(b.StartAt) {
+			return fmt.Errorf("another start_at (%s, not %s)", startAt(b.StartAt), startAt(a.StartAt))
+		}
 		return nil
 	}
 	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
@@ -99,6 +116,13 @@ func sameLoad(a, b *Target) error {
 		}
 	}
 	return errors.New("another configuration")
+}
+
+func startAt(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func countLimit(n int64) string {

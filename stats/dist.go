@@ -230,6 +230,10 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("stats: decode histogram: %w", err)
 		}
+		if h.LowestTrackableValue() != histLowest || h.HighestTrackableValue() != histHighest || h.SignificantFigures() > histDigits || h.SignificantFigures() < targetDigits {
+			return fmt.Errorf("stats: histogram of another geometry (%d..%d µs, %d digits; gb's is %d..%d, %d or %d)",
+				h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures(), histLowest, histHighest, targetDigits, histDigits)
+		}
 		d.Hist = h
 	}
 	return nil

@@ -82,3 +82,22 @@ type ProfileFile struct {
 	Path string `json:"path"`
 	Open string `json:"open"` // e.g. "go tool pprof -http=127.0.0.1:0 gb-profiles/…/cpu.pb.gz"
 }
+
+// AllocPerRequest returns what the server allocated per response during
+// the load, in bytes and objects: exact from expvar's memstats (Runtime)
+// when the server has them, else estimated (estimated true) from the
+// sampled allocs profile (Allocs in bytes and AllocObjects). ok is false
+// without requests or either source.
+func (p *ServerProfile) AllocPerRequest() (bytes, objects float64, estimated, ok bool) {
+	if p == nil || p.Requests <= 0 {
+		return 0, 0, false, false
+	}
+	n := float64(p.Requests)
+	switch {
+	case p.Runtime != nil:
+		return float64(p.Runtime.AllocBytes) / n, float64(p.Runtime.AllocObjects) / n, false, true
+	case p.Allocs != nil && p.Allocs.Unit == "bytes":
+		return float64(p.Allocs.Total) / n, float64(p.AllocObjects) / n, true, true
+	}
+	return 0, 0, false, false
+}

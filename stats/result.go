@@ -43,6 +43,11 @@ type Result struct {
 	// nil when the run recorded none.
 	Series *Series `json:"series,omitempty"`
 
+	// Partial is set on a merge of some, not all, of the shards of a
+	// split load (gb merge --allow-partial): the counts are those shards',
+	// not the whole load's. nil for a run or a complete merge.
+	Partial *Partial `json:"partial,omitempty"`
+
 	// Targets is each target's account, in the order of the Config's
 	// targets, when the run had more than one (Target then describes the
 	// first); nil for a run of one target.
@@ -51,6 +56,12 @@ type Result struct {
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
 	Samples []Sample `json:"-"`
+}
+
+// Partial names the shards a partial merge holds (Result.Partial).
+type Partial struct {
+	Count  int   `json:"count"`  // the shards the load was split into
+	Shards []int `json:"shards"` // the indexes merged, ascending
 }
 
 // Why a run stopped (Result.StoppedBy).
@@ -83,6 +94,11 @@ type Target struct {
 	TLSVerify      bool          `json:"tls_verify"`
 	Engine         string        `json:"engine"`               // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
 	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
+
+	// StartAt is when the load was set to start (--start-at), UTC; the
+	// zero value (omitted in JSON) when it was not set. Shards of one load
+	// share it.
+	StartAt time.Time `json:"start_at,omitzero"`
 
 	// Shard is the part of a split load this run carried (--shard I/N):
 	// Concurrency, Requests and Rate above are then its share. The zero

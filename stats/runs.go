@@ -27,10 +27,14 @@ func (rs Runs) Write(w io.Writer) error {
 }
 
 // ReadRuns reads either form gb writes: a single Result (`--json`) or Runs
-// (`--repeat K --json`). It refuses an empty list, a run of a newer format
-// version than FormatVersion and a run without a version.
+// (`--repeat K --json`). It refuses an input larger than MaxResultBytes,
+// an empty list, a run of a newer format version than FormatVersion or
+// without a version, and a run gb cannot have written (no target, a
+// negative count, counts that break the accounting invariants of
+// Result.Check), each with one line naming the problem; the strings of
+// the runs it returns are printable (see Printable).
 func ReadRuns(r io.Reader) (Runs, error) {
-	b, err := io.ReadAll(r)
+	b, err := readLimited(r)
 	if err != nil {
 		return Runs{}, err
 	}
@@ -59,6 +63,11 @@ func ReadRuns(r io.Reader) (Runs, error) {
 			return Runs{}, fmt.Errorf("run %d: not a gb result (no version)", i+1)
 		case res.Version > FormatVersion:
 			return Runs{}, fmt.Errorf("run %d: format version %d is newer than this gb reads (%d)", i+1, res.Version, FormatVersion)
+		case res.Version < 0:
+			return Runs{}, fmt.Errorf("run %d: not a gb result (format version %d)", i+1, res.Version)
+		}
+		if err := res.Validate(); err != nil {
+			return Runs{}, fmt.Errorf("run %d: %v", i+1, err)
 		}
 	}
 	return rs, nil

@@ -11,7 +11,7 @@ func recorded(n int, total int64) *Result {
 	shards := NewShards(1)
 	rec := NewRecorder(shards[0], false, false, 0)
 	record(rec, n, 100, total, 0)
-	return Merge(Result{Version: FormatVersion, Counts: Counts{Dispatched: int64(n)}}, []*Recorder{rec}, shards)
+	return Merge(Result{Version: FormatVersion, Target: Target{URL: "http://127.0.0.1:1/"}, Counts: Counts{Dispatched: int64(n)}}, []*Recorder{rec}, shards)
 }
 
 func TestRunsRoundTrip(t *testing.T) {

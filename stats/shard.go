@@ -3,6 +3,8 @@ package stats
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,23 +63,77 @@ func (s ShardID) Share(total int64) int64 {
 }
 
 // checkShards refuses a set of results that cannot be the shards of one
-// load: shards of different splits, or one shard twice.
-func checkShards(rs []*Result) error {
+// load: shards of different splits, one shard twice, one result twice
+// (the same start, to the nanosecond, end and count), and, unless
+// partial, a split load
+// with shards missing (a *MissingShardsError). It returns the shard
+// indexes present, ascending (nil for an unsplit load).
+func checkShards(rs []*Result, partial bool) ([]int, error) {
 	seen := map[int]int{}
 	for i, r := range rs {
 		s := r.Target.Shard
 		if s.Count != rs[0].Target.Shard.Count {
-			return fmt.Errorf("result %d: another shard (%s, not %s)", i+1, orNone(s), orNone(rs[0].Target.Shard))
+			return nil, fmt.Errorf("result %d: another shard (%s, not %s)", i+1, orNone(s), orNone(rs[0].Target.Shard))
+		}
+		for j, o := range rs[:i] {
+			if !r.Start.IsZero() && o.Start.Equal(r.Start) && o.End.Equal(r.End) && o.Counts.Dispatched == r.Counts.Dispatched {
+				return nil, fmt.Errorf("result %d is result %d again (the same start, end and count)", i+1, j+1)
+			}
 		}
 		if s.IsZero() {
 			continue
 		}
 		if j, dup := seen[s.Index]; dup {
-			return fmt.Errorf("result %d: shard %s again (result %d is shard %s too)", i+1, s, j+1, s)
+			return nil, fmt.Errorf("result %d: shard %s again (result %d is shard %s too)", i+1, s, j+1, s)
 		}
 		seen[s.Index] = i
 	}
-	return nil
+	have := slices.Sorted(maps.Keys(seen))
+	if n := rs[0].Target.Shard.Count; len(have) < n && !partial {
+		e := &MissingShardsError{Count: n, Have: have}
+		for i := range n {
+			if _, ok := seen[i]; !ok {
+				e.Missing = append(e.Missing, i)
+			}
+		}
+		return nil, e
+	}
+	return have, nil
+}
+
+// MissingShardsError is Combine's error for some, not all, of the shards
+// of a split load.
+type MissingShardsError struct {
+	Count   int   // the shards the load was split into
+	Have    []int // the indexes given, ascending
+	Missing []int // the indexes not given, ascending
+}
+
+// Error names the missing shards: "shard 2 of 4 missing (have 0,1,3)".
+func (e *MissingShardsError) Error() string {
+	what := "shard"
+	if len(e.Missing) > 1 {
+		what = "shards"
+	}
+	return fmt.Sprintf("%s %s of %d missing (have %s)", what, indexList(e.Missing), e.Count, indexList(e.Have))
+}
+
+// String names the shards merged: "shards 0,1,3 of 4".
+func (p *Partial) String() string {
+	what := "shards"
+	if len(p.Shards) == 1 {
+		what = "shard"
+	}
+	return fmt.Sprintf("%s %s of %d", what, indexList(p.Shards), p.Count)
+}
+
+// indexList writes shard indexes as "0,1,3".
+func indexList(is []int) string {
+	s := make([]string, len(is))
+	for i, v := range is {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
 }
 
 func orNone(s ShardID) string {

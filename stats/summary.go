@@ -33,9 +33,9 @@ type Totals struct {
 	Failed     int64 `json:"failed"`     // Σ failed.* outcomes (connect, TLS, write, reset, truncated, protocol, timeouts)
 	Aborted    int64 `json:"aborted"`    // Σ aborted.*: in flight when the run stopped
 	Dropped    int64 `json:"dropped"`    // rate mode: due but never sent
-	// ErrorRate is Failed ÷ (Complete + Failed), 0..1: the share of the
-	// requests that ended on their own (not aborted by the stop) that got no
-	// response. 0 when none ended.
+	// ErrorRate is Result.ErrorRate: Failed ÷ (Complete + Failed), 0..1,
+	// the share of the requests that ended on their own (not aborted by the
+	// stop) that got no response. 0 when none ended.
 	ErrorRate float64 `json:"error_rate"`
 	// Non2xxRate is Non2xx ÷ (Complete + Failed), 0..1.
 	Non2xxRate float64 `json:"non2xx_rate"`
@@ -46,11 +46,38 @@ func (r *Result) Totals() Totals {
 	o := &r.Counts.Outcomes
 	t := Totals{Dispatched: r.Counts.Dispatched, Complete: r.Complete(), OK: o[OK], Non2xx: o[Non2xx],
 		Failed: o.Failed(), Aborted: o.Aborted(), Dropped: o[Dropped]}
-	if n := t.Complete + t.Failed; n > 0 {
-		t.ErrorRate = float64(t.Failed) / float64(n)
-		t.Non2xxRate = float64(t.Non2xx) / float64(n)
-	}
+	t.ErrorRate, _ = r.ErrorRate()
+	t.Non2xxRate, _ = r.Non2xxRate()
 	return t
+}
+
+// ErrorRate is gb's error rate, the one definition that the JSON
+// (totals.error_rate), --threshold and gb capacity's --slo 'errors<N%',
+// gb compare's error rate row and the HTML report's card all use: the failed requests
+// (Σ failed.*: DNS, connect, local, TLS, write, reset, truncated,
+// protocol, decode and timeouts) over the requests that ended on their
+// own, complete (ok and non-2xx) or failed. A non-2xx response is an
+// answer, counted by Non2xxRate; requests aborted by the stop and
+// requests never sent (dropped) are in neither part. ok is false (and the
+// rate 0) when no request ended.
+func (r *Result) ErrorRate() (rate float64, ok bool) {
+	return r.shareOfEnded(r.Counts.Outcomes.Failed())
+}
+
+// Non2xxRate is the non-2xx responses over the requests that ended on
+// their own, as ErrorRate's denominator; ok is false when none ended.
+func (r *Result) Non2xxRate() (rate float64, ok bool) {
+	return r.shareOfEnded(r.Counts.Outcomes[Non2xx])
+}
+
+// shareOfEnded is n over the requests that ended on their own (complete
+// or failed).
+func (r *Result) shareOfEnded(n int64) (float64, bool) {
+	ended := r.Complete() + r.Counts.Outcomes.Failed()
+	if ended <= 0 {
+		return 0, false
+	}
+	return float64(n) / float64(ended), true
 }
 
 // RPS returns ab's Requests per second: complete responses ÷ Elapsed
@@ -92,12 +119,12 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // FormatVersion. The numbers derived in version 2 are recomputed, not read,
 // so a version 1 result comes back complete, with Version FormatVersion.
 // The error names the problem in one line (a newer version, not a gb
-// result, malformed JSON).
+// result, malformed JSON, a result gb cannot have written: see ReadRuns).
 func ReadResult(rd io.Reader) (*Result, error) {
 	var v struct {
 		Version *int `json:"version"`
 	}
-	b, err := io.ReadAll(rd)
+	b, err := readLimited(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +140,9 @@ func ReadResult(rd io.Reader) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("malformed gb JSON result: %w", err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
 	}
 	r.Version = FormatVersion
 	return &r, nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordTargets records n requests on rec, request i going to target i%k:
@@ -82,6 +83,7 @@ func TestTargetsMerge(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
+	back.Start, back.End = back.Start.Add(time.Second), back.End.Add(time.Second) // another run of the load: one result twice is refused
 	both, err := Combine(&back, res)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func TestTargetsMerge(t *testing.T) {
 			t.Errorf("combined target %d: %d requests, %d latencies", j, tg.Requests, tg.Latency.Count)
 		}
 	}
-	other := *res
+	other := back
 	other.Targets = res.Targets[:2]
 	if _, err := Combine(res, &other); err == nil || !strings.Contains(err.Error(), "another targets list") {
 		t.Errorf("Combine of different target lists: %v", err)

@@ -63,13 +63,13 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	inputs := make([]compare.Input, len(co.files))
 	for i, f := range co.files {
 		if inputs[i], err = compare.Read(f); err != nil {
-			fmt.Fprintf(stderr, "gb compare: %v\n", err)
+			fmt.Fprintf(stderr, "gb compare: %s\n", oneLine(err.Error()))
 			return exitFailure
 		}
 	}
 	t := compare.Compare(inputs...)
 	for _, w := range t.Warnings {
-		fmt.Fprintf(stderr, "gb compare: warning: %s\n", w)
+		fmt.Fprintf(stderr, "gb compare: warning: %s\n", oneLine(w))
 	}
 	if err := t.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "gb compare: %v\n", err)
@@ -89,7 +89,7 @@ func writeProfileDiffs(co *compareOptions, inputs []compare.Input, stdout, stder
 	for i, in := range inputs[1:] {
 		diffs, err := compare.DiffProfiles(inputs[0], in)
 		if err != nil {
-			fmt.Fprintf(stderr, "gb compare: warning: no profile diff: %v\n", err)
+			fmt.Fprintf(stderr, "gb compare: warning: no profile diff: %s\n", oneLine(err.Error()))
 			continue
 		}
 		for _, d := range diffs {
@@ -107,7 +107,7 @@ func writeProfileDiffs(co *compareOptions, inputs []compare.Input, stdout, stder
 			}
 			cmd, err := d.WriteFiles(dir)
 			if err != nil {
-				fmt.Fprintf(stderr, "gb compare: warning: --profile-diff-dir: %v\n", err)
+				fmt.Fprintf(stderr, "gb compare: warning: --profile-diff-dir: %s\n", oneLine(err.Error()))
 				continue
 			}
 			fmt.Fprintf(stdout, "diff: %s\n", cmd)

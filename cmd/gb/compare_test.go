@@ -250,7 +250,7 @@ func TestCompareBadInput(t *testing.T) {
 		code   int
 		stderr string // a regular expression for the whole of stderr
 	}{
-		{"missing", []string{c2, missing}, 1, `gb compare: open .*missing\.json: no such file or directory\n`},
+		{"missing", []string{c2, missing}, 1, `gb compare: .*missing\.json: no such file or directory\n`},
 		{"not json", []string{bad, c2}, 1, `gb compare: .*bad\.json: not a gb result: .*\n`},
 		{"one file", []string{c2}, 22, `gb compare: want OLD\.json and at least one NEW\.json \(see gb compare --help\)\n`},
 		{"bad limit", []string{"--max-regression", "p99<10ms", c2, c4}, 22, `gb compare: max-regression "p99<10ms": want METRIC=\+N% or METRIC=-N%, e\.g\. p99=\+10%\n`},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,8 +82,95 @@ func TestShardProcessesMerge(t *testing.T) {
 		t.Errorf("merge of another load: exit %d, %q", code, errs)
 	}
 	code, _, errs = inProcess("merge", s0, s0)
-	if code != 1 || errs != "gb merge: result 2: shard 0/2 again (result 1 is shard 0/2 too)\n" {
-		t.Errorf("one shard twice: exit %d, %q", code, errs)
+	if code != 1 || errs != "gb merge: "+s0+" and "+s0+" are the same file: each part is merged once\n" {
+		t.Errorf("one file twice: exit %d, %q", code, errs)
+	}
+}
+
+// runShardFiles runs -n 40 -c 4 as n gb processes (--shard I/n) from one
+// --start-at, each writing its JSON into dir, and returns the files in
+// shard order.
+func runShardFiles(t *testing.T, url, dir string, n int, at time.Time) []string {
+	t.Helper()
+	files := make([]string, n)
+	cmds := make([]*exec.Cmd, n)
+	for i := range n {
+		files[i] = filepath.Join(dir, fmt.Sprintf("s%d-%d.json", i, at.Unix()))
+		cmds[i] = exec.Command(gbBin, "-q", "-k", "-n", "40", "-c", "4", "--shard", fmt.Sprintf("%d/%d", i, n),
+			"--start-at", at.Format(time.RFC3339), "--json", files[i], url)
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	return files
+}
+
+// TestMergeMissingShards: of a load split 4 ways, 3 files are refused in
+// one line naming the missing index, unless --allow-partial, whose text
+// report and JSON say which shards the merge holds; all 4 merge whole. A
+// file twice (one path or two names of one file), a copy of a shard, a
+// copy of an unsplit run and a shard of another --start-at are refused.
+func TestMergeMissingShards(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	dir := t.TempDir()
+	at := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second)
+	s := runShardFiles(t, srv.URL()+"/hello", dir, 4, at)
+	code, out, errs := inProcess("merge", s[0], s[1], s[3])
+	if code != 1 || out != "" || errs != "gb merge: shard 2 of 4 missing (have 0,1,3); --allow-partial merges them anyway\n" {
+		t.Errorf("3 of 4 shards: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := inProcess("merge", s[3], s[0]); code != 1 || errs != "gb merge: shards 1,2 of 4 missing (have 0,3); --allow-partial merges them anyway\n" {
+		t.Errorf("2 of 4 shards: exit %d, %q", code, errs)
+	}
+	part := filepath.Join(dir, "part.json")
+	code, out, errs = inProcess("merge", "--allow-partial", "-o", part, s[0], s[1], s[3])
+	p := readResult(t, part)
+	if code != 0 || errs != "" || !strings.Contains(out, "Complete requests:      30\n") ||
+		!strings.Contains(out, "  partial merge:        shards 0,1,3 of 4 merged, the others missing: the counts above are not the whole load's\n") {
+		t.Errorf("--allow-partial: exit %d, stderr %q, stdout:\n%s", code, errs, out)
+	}
+	if p.Partial == nil || p.Partial.Count != 4 || !slices.Equal(p.Partial.Shards, []int{0, 1, 3}) || p.Complete() != 30 {
+		t.Errorf("--allow-partial JSON: partial %+v, complete %d", p.Partial, p.Complete())
+	}
+	if code, again, errs := inProcess("report", part); code != 0 || again != out {
+		t.Errorf("gb report of the partial merge: exit %d, %s; differs from gb merge's:\n%s", code, errs, again)
+	}
+	whole := filepath.Join(dir, "whole.json")
+	if code, out, errs := inProcess("merge", "-o", whole, s[0], s[1], s[2], s[3]); code != 0 || strings.Contains(out, "partial") || readResult(t, whole).Partial != nil {
+		t.Errorf("4 of 4 shards: exit %d, %s\n%s", code, errs, out)
+	}
+
+	link, copied := filepath.Join(dir, "link.json"), filepath.Join(dir, "copy.json")
+	b, _ := os.ReadFile(s[2])
+	if os.Link(s[2], link) != nil || os.WriteFile(copied, b, 0o600) != nil {
+		t.Fatal("cannot link or copy")
+	}
+	plain, plainCopy := filepath.Join(dir, "plain.json"), filepath.Join(dir, "plain2.json")
+	if r := runGB(t, "-q", "-n", "10", "--json", plain, srv.URL()+"/hello"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	b, _ = os.ReadFile(plain)
+	_ = os.WriteFile(plainCopy, b, 0o600)
+	later := runShardFiles(t, srv.URL()+"/hello", dir, 4, at.Add(2*time.Second))
+	for _, tc := range []struct {
+		files []string
+		msg   string
+	}{
+		{[]string{s[0], s[1], s[2], s[3], s[1]}, s[1] + " and " + s[1] + " are the same file: each part is merged once"},
+		{[]string{s[0], s[1], s[2], s[3], link}, s[2] + " and " + link + " are the same file: each part is merged once"},
+		{[]string{s[0], s[1], s[2], s[3], copied}, "result 5 is result 3 again (the same start, end and count)"},
+		{[]string{plain, plainCopy}, "result 2 is result 1 again (the same start, end and count)"},
+		{[]string{s[0], s[1], later[2], s[3]}, "result 3: another start_at (" + at.Add(2*time.Second).UTC().Format(time.RFC3339) + ", not " + at.UTC().Format(time.RFC3339) + ")"},
+	} {
+		code, out, errs := inProcess(append([]string{"merge"}, tc.files...)...)
+		if code != 1 || out != "" || errs != "gb merge: "+tc.msg+"\n" {
+			t.Errorf("merge %q: exit %d, stdout %q, stderr %q; want %q", tc.files, code, out, errs, tc.msg)
+		}
 	}
 }
 

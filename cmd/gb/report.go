@@ -52,9 +52,9 @@ func reportCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int 
 		fmt.Fprintf(stderr, "gb report: %v\n", err)
 		return exitUsage
 	}
-	b, err := os.ReadFile(rest[0])
+	b, err := stats.ReadResultFile(rest[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "gb report: %s: %v\n", rest[0], unwrapPath(err))
+		inputError(stderr, "report", rest[0], unwrapPath(err))
 		return exitFailure
 	}
 	var probe struct {
@@ -67,7 +67,7 @@ func reportCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int 
 		err = reportRun(b, &ro, stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gb report: %s: %v\n", rest[0], err)
+		inputError(stderr, "report", rest[0], err)
 		return exitFailure
 	}
 	return exitOK
@@ -101,8 +101,8 @@ func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
 	if err := json.Unmarshal(b, &rp); err != nil {
 		return fmt.Errorf("not a gb ramp result: %v", err)
 	}
-	if len(rp.Steps) == 0 {
-		return fmt.Errorf("a ramp with no steps")
+	if err := validRamp(&rp); err != nil {
+		return err
 	}
 	if ro.hgrm+ro.hlog+ro.csv != "" {
 		return getopt.Errorf(false, "--hgrm, --hlog and -e are for one run; a ramp has --text, --html and --json")
@@ -149,4 +149,31 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 		return write(stdout)
 	}
 	return outfile.Write(path, 0o600, write)
+}
+
+// validRamp refuses a ramp gb cannot have written (see
+// stats.Result.Validate for each step) and makes its strings printable.
+func validRamp(rp *report.Ramp) error {
+	if len(rp.Steps) == 0 {
+		return fmt.Errorf("a ramp with no steps")
+	}
+	if rp.By != report.ByConcurrency && rp.By != report.ByRate {
+		return fmt.Errorf("not a gb ramp result: steps_by %q", rp.By)
+	}
+	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) {
+		return fmt.Errorf("not a gb ramp result: saturation_step %d of %d steps", rp.Saturation, len(rp.Steps))
+	}
+	for i, s := range rp.Steps {
+		if s == nil {
+			return fmt.Errorf("step %d: null", i+1)
+		}
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("step %d: %v", i+1, err)
+		}
+	}
+	rp.GBVersion = stats.Printable(rp.GBVersion)
+	for i, c := range rp.Command {
+		rp.Command[i] = stats.Printable(c)
+	}
+	return nil
 }

@@ -212,3 +212,47 @@ func TestCompareRateRows(t *testing.T) {
 		t.Error("a corrected row when one input is closed-loop")
 	}
 }
+
+// withAllocs gives every run of in a server profile over its 1000
+// responses: objects and bytes per response from the allocs profile, or
+// (memstats) from expvar's runtime statistics.
+func withAllocs(in Input, objects, bytes int64, memstats bool) Input {
+	for _, r := range in.Runs {
+		p := &stats.ServerProfile{Requests: 1000}
+		if memstats {
+			p.Runtime = &stats.ServerRuntime{AllocObjects: objects * 1000, AllocBytes: bytes * 1000}
+		} else {
+			p.Allocs = &stats.ProfileTop{SampleType: "alloc_space", Unit: "bytes", Total: bytes * 1000}
+			p.AllocObjects = objects * 1000
+		}
+		r.Profile = p
+	}
+	return in
+}
+
+// TestCompareAllocsWithoutExpvar: without expvar's memstats, the
+// allocation rows come from the allocs profile, as gb's report estimates
+// them, and say they are estimated; with memstats they are exact.
+func TestCompareAllocsWithoutExpvar(t *testing.T) {
+	old := withAllocs(input("old.json", 1000, 100, 101, 102), 126, 9000, false)
+	fixed := withAllocs(input("new.json", 1000, 100, 101, 102), 36, 2000, false)
+	var b bytes.Buffer
+	tb := Compare(old, fixed)
+	if err := tb.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	objs, ok := tb.Row("server.allocs")
+	if !ok || !objs.Estimated || objs.Cells[0].Summary.Center != 126 || objs.Cells[1].Summary.Center != 36 {
+		t.Fatalf("server.allocs row %+v (present %v)", objs, ok)
+	}
+	for _, want := range []string{"server allocs/req (estimated)   126 ± ∞ ¹           36 ± ∞ ¹", "server alloc/req (estimated)    8.789KiB",
+		"estimated: the server's allocations from its sampled allocs profile"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	exact := Compare(withAllocs(input("a", 1000, 100), 126, 9000, true), withAllocs(input("b", 1000, 100), 36, 2000, true))
+	if r, ok := exact.Row("server.allocs"); !ok || r.Estimated || r.Cells[1].Summary.Center != 36 {
+		t.Errorf("memstats row %+v (present %v)", r, ok)
+	}
+}

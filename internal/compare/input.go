@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -20,12 +22,14 @@ type Input struct {
 // Read reads the gb result file at path: a single run (`gb --json`) or
 // several (stats.Runs). The error names the file.
 func Read(path string) (Input, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Input{}, err
+	b, err := stats.ReadResultFile(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the path is named once, below
 	}
-	defer f.Close()
-	rs, err := stats.ReadRuns(f)
+	if err != nil {
+		return Input{}, fmt.Errorf("%s: %w", path, err)
+	}
+	rs, err := stats.ReadRuns(bytes.NewReader(b))
 	if err != nil {
 		return Input{}, fmt.Errorf("%s: %w", path, err)
 	}

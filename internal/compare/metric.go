@@ -25,7 +25,14 @@ type Metric struct {
 	Bench string
 
 	value func(r *stats.Result) (float64, bool)
+	// estimated reports whether r's value is an estimate (nil: never).
+	estimated func(r *stats.Result) bool
 }
+
+// Estimated reports whether m's value of run r is an estimate: the
+// server's allocations from its sampled allocs profile, when it has no
+// expvar memstats.
+func (m Metric) Estimated(r *stats.Result) bool { return m.estimated != nil && m.estimated(r) }
 
 // Value returns m of run r, and false when r did not measure it.
 func (m Metric) Value(r *stats.Result) (float64, bool) { return m.value(r) }
@@ -55,10 +62,11 @@ var Metrics = []Metric{
 	latency("p90", "corrected.", stats.Corrected, 90),
 	latency("p99", "corrected.", stats.Corrected, 99),
 	latency("p99.9", "corrected.", stats.Corrected, 99.9),
-	{Key: "errors", Label: "error rate", Unit: UnitRatio, Bench: "errors/op", value: errorRate},
+	{Key: "errors", Label: "error rate", Unit: UnitRatio, Bench: "errors/op", value: (*stats.Result).ErrorRate},
+	{Key: "non2xx", Label: "non-2xx rate", Unit: UnitRatio, Bench: "non2xx/op", value: (*stats.Result).Non2xxRate},
 	{Key: "server.cpu", Label: "server CPU/req", Unit: UnitTime, Bench: "server-cpu-ns/op", value: serverCPU},
-	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, Bench: "server-B/op", value: serverAlloc(false)},
-	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, Bench: "server-allocs/op", value: serverAlloc(true)},
+	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, Bench: "server-B/op", value: serverAlloc(false), estimated: allocEstimated},
+	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, Bench: "server-allocs/op", value: serverAlloc(true), estimated: allocEstimated},
 	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
 }
 
@@ -97,25 +105,6 @@ func latency(name, prefix string, ph stats.Phase, p float64) Metric {
 	}}
 }
 
-// errorRate is the share of the requests that ended that did not end in a
-// 2xx response: non-2xx responses and failures over those plus the ok
-// ones. Requests aborted by the stop and requests never sent are left out.
-func errorRate(r *stats.Result) (float64, bool) {
-	var bad int64
-	o := &r.Counts.Outcomes
-	for i, n := range o {
-		switch stats.Outcome(i) {
-		case stats.OK, stats.AbortedDeadline, stats.AbortedSignal, stats.AbortedFatal, stats.Dropped:
-		default:
-			bad += n
-		}
-	}
-	if bad+o[stats.OK] == 0 {
-		return 0, false
-	}
-	return float64(bad) / float64(bad+o[stats.OK]), true
-}
-
 // serverCPU is the server's CPU seconds per response: the cores it used
 // while the CPU profile covered the load, over the whole load.
 func serverCPU(r *stats.Result) (float64, bool) {
@@ -126,20 +115,24 @@ func serverCPU(r *stats.Result) (float64, bool) {
 	return p.CPU.Cores * p.CPU.Load.Seconds() / float64(p.Requests), true
 }
 
-// serverAlloc is the server's allocation per response from its runtime
-// memory statistics: objects, or bytes.
+// serverAlloc is the server's allocation per response, objects or bytes,
+// as gb's report has it (stats.ServerProfile.AllocPerRequest): from its
+// runtime memory statistics, else estimated from its allocs profile.
 func serverAlloc(objects bool) func(r *stats.Result) (float64, bool) {
 	return func(r *stats.Result) (float64, bool) {
-		p := r.Profile
-		if p == nil || p.Runtime == nil || p.Requests <= 0 {
-			return 0, false
-		}
-		v := p.Runtime.AllocBytes
+		b, o, _, ok := r.Profile.AllocPerRequest()
 		if objects {
-			v = p.Runtime.AllocObjects
+			return o, ok
 		}
-		return float64(v) / float64(p.Requests), true
+		return b, ok
 	}
+}
+
+// allocEstimated reports whether r's allocations are estimated from the
+// allocs profile.
+func allocEstimated(r *stats.Result) bool {
+	_, _, est, _ := r.Profile.AllocPerRequest()
+	return est
 }
 
 // clientCPU is gb's own CPU seconds per complete response.

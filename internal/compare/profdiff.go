@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"bufio"
 	"cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,19 +135,60 @@ func covered(sp *stats.ServerProfile, k ProfileKind) float64 {
 // parse reads the profile at path; a relative path that does not exist is
 // also looked for in dir (beside the result file).
 func parse(path, dir string) (*profile.Profile, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) && !filepath.IsAbs(path) {
-		f, err = os.Open(filepath.Join(dir, path))
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
 	}
+	b, err := readProfile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := profile.ParseData(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// Bounds on a saved profile that a result file names: a path in a
+// hostile or mistaken file (a device, a FIFO, a gzip bomb) must neither
+// hang gb compare nor fill its memory.
+const (
+	maxProfileFile  = 64 << 20  // bytes on disk
+	maxProfileBytes = 256 << 20 // bytes after gunzip
+)
+
+// readProfile reads the saved profile at path, a regular file (checked
+// before it is opened: opening a FIFO would wait for a writer) of at most
+// maxProfileFile bytes, gunzipped (when it is gzip) to at most
+// maxProfileBytes.
+func readProfile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxProfileFile:
+		return nil, fmt.Errorf("%d MiB, larger than a profile gb saves (%d MiB)", fi.Size()>>20, maxProfileFile>>20)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(io.LimitReader(f, maxProfileFile))
+	if head, _ := r.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		r = z
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxProfileBytes+1))
+	if err == nil && len(b) > maxProfileBytes {
+		err = fmt.Errorf("larger than %d MiB unpacked", maxProfileBytes>>20)
+	}
+	return b, err
 }
 
 // diff merges each side's profiles after matching closure names, and

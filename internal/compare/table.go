@@ -22,6 +22,9 @@ type Table struct {
 type Row struct {
 	Metric Metric
 	Cells  []Cell // one per input, the base first
+	// Estimated is true when the value of some run is an estimate (see
+	// Metric.Estimated).
+	Estimated bool
 }
 
 // Cell is one input's measurements of a metric and, for every input but
@@ -88,6 +91,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 			if !ok {
 				return Row{}, false
 			}
+			row.Estimated = row.Estimated || m.Estimated(r)
 			vals = append(vals, v)
 		}
 		s := benchmath.NewSample(vals, &benchmath.DefaultThresholds)

@@ -19,6 +19,7 @@ import (
 // numbered footnotes.
 func (t *Table) WriteText(w io.Writer) error {
 	var notes footnotes
+	estimated := false
 	err := tabulate(w, 0, func(tw io.Writer) {
 		head1, head2 := []string{""}, []string{""}
 		for i, in := range t.Inputs {
@@ -33,6 +34,10 @@ func (t *Table) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(head2, "\t"))
 		for _, r := range t.Rows {
 			line := []string{r.Metric.Label}
+			if r.Estimated {
+				line[0] += " (estimated)"
+				estimated = true
+			}
 			for i, c := range r.Cells {
 				line = append(line, formatValue(r.Metric.Unit, c.Summary.Center)+" ± "+c.Summary.PctRangeString()+notes.mark(c.Summary.Warnings))
 				if i > 0 {
@@ -47,6 +52,9 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "median ± %g%% confidence interval; vs: change of the median, p-value of the Mann-Whitney U test (~: not significant at α=%g)\n%s",
 		confidence*100, benchmath.DefaultThresholds.CompareAlpha, notes.String())
+	if err == nil && estimated {
+		_, err = fmt.Fprintln(w, "estimated: the server's allocations from its sampled allocs profile (it serves no expvar memstats), as gb's report has them")
+	}
 	return err
 }
 

@@ -71,6 +71,9 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	if s := r.Target.Shard; s.Count > 0 {
 		line("shard", fmt.Sprintf("%d/%d: this process's share of the load (gb merge combines the shards)", s.Index, s.Count))
 	}
+	if p := r.Partial; p != nil {
+		line("partial merge", p.String()+" merged, the others missing: the counts above are not the whole load's")
+	}
 	if w := r.Warmup; w != nil {
 		line("warm-up", fmt.Sprintf("%v before measuring, not counted above: %d requests, %s, connections opened=%d",
 			w.Duration, w.Counts.Dispatched, outcomes(&w.Counts.Outcomes), w.Counts.ConnsOpened))

@@ -84,12 +84,13 @@ func msValue(us int64) string { return ms(float64(us)) + " ms" }
 // runCards are a run's headline numbers.
 func runCards(r *stats.Result) []card {
 	total := r.Latency[stats.Total]
-	ended := r.Counts.Outcomes.Sum() - r.Counts.Outcomes[stats.Dropped]
-	bad := r.Failed() + r.Counts.Outcomes[stats.Non2xx]
+	errRate, _ := r.ErrorRate()
+	non2xx, _ := r.Non2xxRate()
 	cards := []card{
 		{Label: "requests per second", Value: strconv.FormatFloat(throughput(r), 'f', 2, 64), Note: "complete responses ÷ time taken"},
 		{Label: "complete", Value: strconv.FormatInt(r.Complete(), 10), Note: fmt.Sprintf("of %d sent", r.Counts.Dispatched)},
-		{Label: "errors", Value: pctOf(bad, ended), Note: fmt.Sprintf("%d failed, %d non-2xx", r.Failed(), r.Counts.Outcomes[stats.Non2xx])},
+		{Label: "error rate", Value: pctShare(errRate), Note: fmt.Sprintf("%d failed of %d ended; non-2xx %d (%s)",
+			r.Counts.Outcomes.Failed(), r.Complete()+r.Counts.Outcomes.Failed(), r.Counts.Outcomes[stats.Non2xx], pctShare(non2xx))},
 	}
 	if total != nil && total.Count > 0 {
 		cards = append(cards,
@@ -109,8 +110,11 @@ func pctOf(n, total int64) string {
 	if total <= 0 {
 		return "0.00%"
 	}
-	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 2, 64) + "%"
+	return pctShare(float64(n) / float64(total))
 }
+
+// pctShare formats a share (0..1) as a percentage with two decimals.
+func pctShare(share float64) string { return strconv.FormatFloat(100*share, 'f', 2, 64) + "%" }
 
 // summarySection is the latency table: per phase with samples, count,
 // min, mean, sd, the percentiles and max in ms.

@@ -72,14 +72,11 @@ func perRequest(sp *stats.ServerProfile) string {
 	}
 	n := float64(sp.Requests)
 	var parts, sources []string
-	switch {
-	case sp.Runtime != nil:
-		rt := sp.Runtime
-		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f gc=%.4f",
-			float64(rt.AllocBytes)/n, float64(rt.AllocObjects)/n, float64(rt.GCCycles)/n))
+	if b, o, est, ok := sp.AllocPerRequest(); ok && !est {
+		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f gc=%.4f", b, o, float64(sp.Runtime.GCCycles)/n))
 		sources = append(sources, "allocations from memstats")
-	case sp.Allocs != nil && sp.Allocs.Unit == "bytes":
-		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f", float64(sp.Allocs.Total)/n, float64(sp.AllocObjects)/n))
+	} else if ok {
+		parts = append(parts, fmt.Sprintf("allocated=%.0fB objects=%.1f", b, o))
 		sources = append(sources, "allocations estimated from the allocs profile")
 	}
 	if c := sp.CPU; c != nil && c.Covered > 0 {
