@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/ramp"
@@ -27,7 +28,8 @@ type rampOptions struct {
 	perUser                    int64 // requests per connection in a concurrency step
 	stepTime                   time.Duration
 	pause                      time.Duration
-	maxSockets                 int // -1: the default (half the ephemeral port range)
+	maxSockets                 int     // -1: the default (half the ephemeral port range)
+	maxErrors                  float64 // share 0..1
 	csvFile, autobenchFile     string
 	plotFile, jsonFile         string
 	htmlFile                   string
@@ -41,7 +43,7 @@ const (
 )
 
 func defaultRampOptions() rampOptions {
-	return rampOptions{pause: defaultPause, maxSockets: -1}
+	return rampOptions{pause: defaultPause, maxSockets: -1, maxErrors: capacity.DefaultMaxErrors}
 }
 
 // rampSpecs returns gb ramp's options: its step options, then ab's request
@@ -101,6 +103,10 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 				return errors.New("want a whole number")
 			}
 			return nil
+		}),
+		opt(0, "max-errors", "pct", "Share of a step's requests that may fail or be answered non-2xx\nbefore the step counts as saturated (default 1%; 0 = none)", func(_ *options, v string) (err error) {
+			ro.maxErrors, err = parseShare(v)
+			return err
 		}),
 		opt(0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)),
 		opt(0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)),
@@ -220,7 +226,7 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 	}
 	o.cfg.Engine = gb.EngineGoroutine
 	s := ramp.Spec{Base: o.cfg, By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
-		Pause: ro.pause, MaxSockets: ro.maxSockets}
+		Pause: ro.pause, MaxSockets: ro.maxSockets, MaxErrors: ro.maxErrors}
 	var err error
 	if conc {
 		s.Levels, err = ramp.Levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))

@@ -53,7 +53,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 		r.spec.Options = append(r.spec.Options, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
 	}
 	_ = report.RampHeader(r.stdout, r.spec.By)
-	r.rp = r.label(&report.Ramp{By: r.spec.By})
+	r.rp = r.label(&report.Ramp{By: r.spec.By, MaxErrors: r.spec.MaxErrors})
 	var out *ramp.Outcome
 	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {

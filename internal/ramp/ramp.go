@@ -35,6 +35,9 @@ type Spec struct {
 	StepTime time.Duration // a rate step's length (0 = DefaultStepTime); caps a concurrency step (0 = no cap)
 	Pause    time.Duration // between steps; 0 = none
 	Options  []gb.Option   // added to every step's run (e.g. gb.WithObserver)
+	// MaxErrors is the share of a step's requests that may fail or be
+	// answered non-2xx before the step counts as saturated; 0 = none may.
+	MaxErrors float64
 	// MaxSockets: before a step, wait while more sockets toward the
 	// target are in TIME_WAIT or established by others; 0 = no wait,
 	// negative = half the ephemeral port range.
@@ -142,7 +145,7 @@ func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
 	if len(s.Levels) == 0 {
 		return nil, errors.New("ramp: no steps")
 	}
-	out := &Outcome{Ramp: report.Ramp{By: s.By}}
+	out := &Outcome{Ramp: report.Ramp{By: s.By, MaxErrors: s.MaxErrors}}
 	for i, l := range s.Levels {
 		if i > 0 && !s.between(ctx, p, i, h) {
 			out.Interrupted, out.Between = i+1, true
@@ -158,7 +161,7 @@ func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
 		}
 		out.Ramp.Steps = append(out.Ramp.Steps, res)
 		out.Ramp.ReplyRates = append(out.Ramp.ReplyRates, rates)
-		out.Ramp.Saturation = report.Saturation(out.Ramp.By, out.Ramp.Steps) + 1
+		out.Ramp.Analyse()
 		if h.Step != nil {
 			if err := h.Step(i+1, &out.Ramp); err != nil {
 				return out, err

@@ -52,7 +52,7 @@ func concurrencyRamp() *Ramp {
 		offset += elapsed + time.Second
 	}
 	rp.ReplyRates[7] = []float64{790, 801.5, 795}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	return rp
 }
 
@@ -76,7 +76,7 @@ func rateRamp() *Ramp {
 		rp.ReplyRates = append(rp.ReplyRates, []float64{float64(min(rate, 800))})
 		offset += elapsed + time.Second
 	}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	return rp
 }
 
@@ -143,10 +143,10 @@ func TestRateRampMissedTarget(t *testing.T) {
 		rp.Steps = append(rp.Steps, rampStep(tg, st.rate, 300, st.queue, elapsed, offset, uint64(20+i)))
 		offset += elapsed
 	}
-	if got := Saturation(ByConcurrency, rp.Steps); got != -1 {
+	if got := Saturation(ByConcurrency, rp.Steps, 0.01); got != -1 {
 		t.Fatalf("fixture: the concurrency rule finds step %d; it should find none", got+1)
 	}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	if rp.Saturation != 3 {
 		t.Fatalf("saturation step %d, want 3", rp.Saturation)
 	}
@@ -211,7 +211,7 @@ func TestMissedRule(t *testing.T) {
 			for i := range tc.served {
 				steps = append(steps, rateStep(float64(1000*(i+1)), tc.served[i], tc.corrected[i], tc.lag[i]))
 			}
-			got := Saturation(ByRate, steps)
+			got := Saturation(ByRate, steps, 0.01)
 			if got != tc.want {
 				t.Fatalf("Saturation = %d, want %d", got, tc.want)
 			}
@@ -256,7 +256,7 @@ func TestSaturationRule(t *testing.T) {
 			for i, c := range tc.loads {
 				steps = append(steps, flatStep(c, tc.tput[i], tc.p99[i]*1000))
 			}
-			if got := Saturation(ByConcurrency, steps); got != tc.want {
+			if got := Saturation(ByConcurrency, steps, 0.01); got != tc.want {
 				t.Errorf("Saturation = %d, want %d", got, tc.want)
 			}
 		})
@@ -371,5 +371,63 @@ func TestRampPlotRendersPNG(t *testing.T) {
 				t.Fatalf("ramp.png: %v, %d bytes, not a PNG", err, len(png))
 			}
 		})
+	}
+}
+
+// erringStep is a concurrency step of 100 requests at tput req/s and 2 ms
+// each, of which bad were answered 503 and refused were refused
+// connections (no response).
+func erringStep(c int, tput float64, bad, refused int) *stats.Result {
+	reqs := make([]req, 100)
+	for i := range reqs {
+		switch {
+		case i < refused:
+			reqs[i] = req{outcome: stats.FailConnect}
+		case i < refused+bad:
+			reqs[i] = req{outcome: stats.Non2xx, status: 503, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+		default:
+			reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+		}
+	}
+	elapsed := time.Duration(100 / tput * float64(time.Second))
+	return build(spec{target: target("/", c, 100), elapsed: elapsed, stoppedBy: stats.StopCount, reqs: reqs})
+}
+
+// TestRampErrorsSaturate: a step whose errors (non-2xx or failures)
+// exceed --max-errors is the saturation step, even while throughput
+// rises and p99 stays flat; allowed errors are not.
+func TestRampErrorsSaturate(t *testing.T) {
+	steps := []*stats.Result{erringStep(1, 100, 0, 0), erringStep(2, 200, 0, 0), erringStep(3, 300, 50, 0), erringStep(4, 400, 80, 0)}
+	rp := &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	if rp.Saturation != 3 || !strings.HasPrefix(b.String(), "saturation: step 3, concurrency 3: 50% of its requests failed or were answered non-2xx (0 failed, 50 non-2xx; --max-errors 1%); p99 2.000 ms; the highest concurrency held was 2 (step 2") {
+		t.Errorf("saturation step %d:\n%s", rp.Saturation, b.String())
+	}
+	rp = &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 1}
+	rp.Analyse()
+	if rp.Saturation != 0 {
+		t.Errorf("errors allowed (--max-errors 100%%): saturation step %d", rp.Saturation)
+	}
+}
+
+// TestRampServerStopped: a server that died in step 4 (every connection
+// refused) is "server stopped answering" there, not a saturation point,
+// and the steps before it are judged alone.
+func TestRampServerStopped(t *testing.T) {
+	steps := []*stats.Result{erringStep(1, 100, 0, 0), erringStep(2, 200, 0, 0), erringStep(3, 300, 0, 0), erringStep(4, 1000, 0, 100)}
+	rp := &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	want := "server stopped answering: step 4, concurrency 4: no response to 100 requests, 100 failed to connect"
+	if rp.Stopped != 4 || rp.Saturation != 0 || !strings.HasPrefix(b.String(), want) ||
+		!strings.Contains(b.String(), "saturation: none found: throughput did not level off while p99 rose before the server stopped answering\n") {
+		t.Errorf("stopped %d, saturation %d:\n%s", rp.Stopped, rp.Saturation, b.String())
 	}
 }
