@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/testserver"
@@ -189,5 +191,41 @@ func TestCapacityUsage(t *testing.T) {
 	r := runCapacity(t, "--help")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: gb capacity --slo") || r.stderr != "" {
 		t.Errorf("--help: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestCapacitySIGINT interrupts gb capacity in its first probe (of 30 s):
+// it prints the answer, writes the JSON and HTML files asked for, and
+// exits 1; the cut probe is stored as interrupted, neither passed nor
+// failed.
+func TestCapacitySIGINT(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	dir := t.TempDir()
+	js, html := filepath.Join(dir, "c.json"), filepath.Join(dir, "c.html")
+	cmd, out, errb := startGB(t, "capacity", "--slo", "p99<1s", "--step-time", "30s", "--warmup", "0",
+		"--json", js, "--html", html, srv.URL()+"/hello")
+	deadline := time.Now().Add(30 * time.Second)
+	for srv.Ledger().HTTP.Requests < 20 && time.Now().Before(deadline) { // the probe is under way
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 30*time.Second)
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errb)
+	}
+	if !strings.Contains(out.String(), "capacity: not determined: the search was interrupted") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	rep := readCapacity(t, js)
+	if rep.Status != capacity.Interrupted || len(rep.Probes) != 1 {
+		t.Fatalf("status %s with %d probes", rep.Status, len(rep.Probes))
+	}
+	if p := rep.Probes[0]; p.Pass || !p.Interrupted || p.Reason != "interrupted" {
+		t.Errorf("the cut probe: pass %v, interrupted %v, reason %q", p.Pass, p.Interrupted, p.Reason)
+	}
+	if page, err := os.ReadFile(html); err != nil || !bytes.Contains(page, []byte("interrupted")) {
+		t.Errorf("HTML: %v", err)
 	}
 }

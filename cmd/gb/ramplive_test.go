@@ -63,3 +63,28 @@ func TestRampLiveView(t *testing.T) {
 		}
 	}
 }
+
+// TestRampLiveCountsCarriedConnections: the panel's "connections open" in
+// a step counts the connections carried over from the steps before, not
+// only the ones the step opened.
+func TestRampLiveCountsCarriedConnections(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	spec := ramp.Spec{Base: gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Engine: gb.EngineGoroutine},
+		By: report.ByConcurrency, Levels: []int64{2, 4}, PerUser: 20}
+	p, err := gb.NewPlan(spec.Largest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	spec.Base = p.Config()
+	rl := &rampLive{spec: &spec}
+	var last gb.Progress // the last progress of the last step
+	spec.Options = []gb.Option{gb.WithProgress(0, func(pr gb.Progress) { last = rl.total(pr) })}
+	out, err := ramp.Run(t.Context(), p, spec, ramp.Hooks{Start: func(int) { rl.stepStart(p) }})
+	if err != nil || len(out.Ramp.Steps) != 2 {
+		t.Fatalf("%v, %d steps", err, len(out.Ramp.Steps))
+	}
+	if s := out.Ramp.Steps[1]; s.Counts.ConnsOpened != 2 || last.ConnsOpen != 4 {
+		t.Errorf("step 2 opened %d; the panel shows %d open, want 4 (2 carried, 2 opened)", s.Counts.ConnsOpened, last.ConnsOpen)
+	}
+}

@@ -44,6 +44,11 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	}
 	r.intro()
 	hooks := ramp.Hooks{Step: r.stepDone,
+		Start: func(int) {
+			if r.live != nil {
+				r.live.stepStart(r.p)
+			}
+		},
 		Warn: func(s string) { fmt.Fprintf(r.stderr, "gb ramp: warning: %s\n", s) }}
 	if !r.o.quiet {
 		hooks.Note = func(s string) { fmt.Fprintf(r.stderr, "gb ramp: %s\n", s) }
@@ -104,7 +109,7 @@ func (r *rampRun) startLive() (stop func()) {
 		r.stdout = held // the same screen: one buffer keeps the order
 	}
 	r.live = newRampLive(stderr, &r.spec)
-	r.spec.Options = append(r.spec.Options, gb.WithProgress(0, r.live.live.update))
+	r.spec.Options = append(r.spec.Options, gb.WithProgress(0, r.live.update))
 	return func() {
 		r.live.live.stop()
 		r.live, r.stdout, r.stderr = nil, stdout, stderr

@@ -50,8 +50,11 @@ type Hooks struct {
 	// ramp so far, that step last; an error ends the ramp and is
 	// returned by Run.
 	Step func(i int, rp *report.Ramp) error
-	Note func(msg string) // progress between steps
-	Warn func(msg string) // a drain that gave up
+	// Start is called as step i (1-based) is about to run, after the
+	// pause and the socket drain before it.
+	Start func(i int)
+	Note  func(msg string) // progress between steps
+	Warn  func(msg string) // a drain that gave up
 }
 
 // Outcome is what a ramp did: the completed steps, and how it ended.
@@ -150,6 +153,9 @@ func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
 		if i > 0 && !s.between(ctx, p, i, h) {
 			out.Interrupted, out.Between = i+1, true
 			break
+		}
+		if h.Start != nil {
+			h.Start(i + 1)
 		}
 		res, rates, err := s.step(ctx, p, l, i == len(s.Levels)-1)
 		if err != nil {
