@@ -69,13 +69,18 @@ func (rp *Ramp) Analyse() {
 	rp.Saturation = Saturation(rp.By, rp.Steps, rp.MaxErrors) + 1
 }
 
-// Stopped returns the index of the first step in which the server stopped
-// answering: requests were sent, none got a response, and connections
-// were refused or failed to open (a server that died, not one that
-// saturated); -1 when there is none.
+// Stopped returns the index of the step in which the server stopped
+// answering (a server that died, not one that saturated), or -1 when it
+// answered to the end. That is the first dead step (requests were sent,
+// none got a response, and connections were refused or failed to open),
+// or the step before it when most of that step's failures were failed
+// connections too: the server died during it.
 func Stopped(steps []*stats.Result) int {
 	for i, s := range steps {
 		if s.Counts.Dispatched > 0 && s.Complete() == 0 && s.Breakdown().Connect > 0 {
+			if i > 0 && 2*steps[i-1].Breakdown().Connect > steps[i-1].Totals().Failed && steps[i-1].Breakdown().Connect > 0 {
+				return i - 1
+			}
 			return i
 		}
 	}
@@ -358,16 +363,17 @@ func RampSummary(w io.Writer, rp *Ramp) error {
 		_, err := fmt.Fprintf(w, "saturation: none found: %s%s\n", what, advice)
 		return err
 	}
-	why := Overloaded(steps[n-1], rp.MaxErrors)
+	why, missed := Overloaded(steps[n-1], rp.MaxErrors), ""
 	if rp.By == ByRate {
-		if missed := Missed(steps, n-1); missed != "" && why != "" {
-			why = missed + ", and " + why
-		} else if missed != "" {
-			why = missed
-		}
+		missed = Missed(steps, n-1)
 	}
-	if why != "" {
-		return missedSummary(w, rp.By, live, n, why)
+	switch {
+	case missed != "" && why != "":
+		return missedSummary(w, rp.By, live, n, " missed its target: "+missed+", and "+why)
+	case missed != "":
+		return missedSummary(w, rp.By, live, n, " missed its target: "+missed)
+	case why != "":
+		return missedSummary(w, rp.By, live, n, ": "+why)
 	}
 	s, last, later := steps[n-1], live[len(live)-1], live[n:]
 	tputs := make([]float64, len(later))
@@ -388,8 +394,12 @@ func RampSummary(w io.Writer, rp *Ramp) error {
 // stoppedSummary writes the line of step n (1-based), s, in which the
 // server stopped answering.
 func stoppedSummary(w io.Writer, by string, s *stats.Result, n int) error {
-	_, err := fmt.Fprintf(w, "server stopped answering: step %d, %s %s: no response to %d requests, %d failed to connect (%s); not a saturation point\n",
-		n, loadName(by), loadString(by, s), s.Counts.Dispatched, s.Breakdown().Connect, defuseControls(mostCommon(s.Counts.Errors)))
+	what := fmt.Sprintf("no response to %d requests", s.Counts.Dispatched)
+	if s.Complete() > 0 {
+		what = fmt.Sprintf("%d responses, then none", s.Complete())
+	}
+	_, err := fmt.Fprintf(w, "server stopped answering: step %d, %s %s: %s; %d failed to connect (%s); not a saturation point\n",
+		n, loadName(by), loadString(by, s), what, s.Breakdown().Connect, defuseControls(mostCommon(s.Counts.Errors)))
 	return err
 }
 
@@ -405,8 +415,9 @@ func mostCommon(errs map[string]int64) string {
 }
 
 // missedSummary writes the conclusion of a ramp whose step n (1-based)
-// missed its target rate or erred, for the reason why, and the step
-// before it, the highest load held.
+// missed its target rate or erred, for the reason why (from its leading
+// ": " or " missed its target: "), and the step before it, the highest
+// load held.
 func missedSummary(w io.Writer, by string, steps []*stats.Result, n int, why string) error {
 	s := steps[n-1]
 	held := "; no step held: start the ramp lower"
@@ -415,12 +426,8 @@ func missedSummary(w io.Writer, by string, steps []*stats.Result, n int, why str
 		held = fmt.Sprintf("; the highest %s held was %s (step %d: %.2f req/s at %s %s ms)",
 			loadName(by), loadString(by, h), n-1, throughput(h), p99Name(by), ms(float64(percentile(latency(by, h), 99))))
 	}
-	verb := ":"
-	if by == ByRate {
-		verb = " missed its target:"
-	}
-	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s%s %s; %s %s ms%s\n",
-		n, loadName(by), loadString(by, s), verb, why, p99Name(by), ms(float64(percentile(latency(by, s), 99))), held)
+	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s%s; %s %s ms%s\n",
+		n, loadName(by), loadString(by, s), why, p99Name(by), ms(float64(percentile(latency(by, s), 99))), held)
 	return err
 }
 

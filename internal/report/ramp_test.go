@@ -425,9 +425,37 @@ func TestRampServerStopped(t *testing.T) {
 	if err := RampSummary(&b, rp); err != nil {
 		t.Fatal(err)
 	}
-	want := "server stopped answering: step 4, concurrency 4: no response to 100 requests, 100 failed to connect"
+	want := "server stopped answering: step 4, concurrency 4: no response to 100 requests; 100 failed to connect"
 	if rp.Stopped != 4 || rp.Saturation != 0 || !strings.HasPrefix(b.String(), want) ||
 		!strings.Contains(b.String(), "saturation: none found: throughput did not level off while p99 rose before the server stopped answering\n") {
 		t.Errorf("stopped %d, saturation %d:\n%s", rp.Stopped, rp.Saturation, b.String())
+	}
+	// The server died during step 3: its failures are refused
+	// connections, and step 4 got no response. Step 3 is where it
+	// stopped, not a step saturated by its errors.
+	steps[2] = erringStep(3, 300, 0, 40)
+	rp = &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	b.Reset()
+	_ = RampSummary(&b, rp)
+	if want := "server stopped answering: step 3, concurrency 3: 60 responses, then none; 40 failed to connect"; rp.Stopped != 3 || rp.Saturation != 0 || !strings.HasPrefix(b.String(), want) {
+		t.Errorf("died in step 3: stopped %d, saturation %d:\n%s", rp.Stopped, rp.Saturation, b.String())
+	}
+}
+
+// TestRateRampErrors: a rate step that held its rate but erred is the
+// saturation step, for its errors, not a missed target.
+func TestRateRampErrors(t *testing.T) {
+	steps := []*stats.Result{rateStep(1000, 1000, 300, 0), rateStep(2000, 2000, 300, 0)}
+	steps[1].Counts.Outcomes[stats.OK] -= 100
+	steps[1].Counts.Outcomes[stats.Non2xx] += 100
+	rp := &Ramp{By: ByRate, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	if want := "saturation: step 2, rate 2000: 5% of its requests failed or were answered non-2xx (0 failed, 100 non-2xx; --max-errors 1%); corrected p99 0.300 ms; the highest rate held was 1000 (step 1"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to begin:\n%s", b.String(), want)
 	}
 }
