@@ -26,7 +26,7 @@ type rampLive struct {
 
 // stepStart notes the connections the step about to run takes over:
 // those the plan holds (kept open by the steps before).
-func (rl *rampLive) stepStart(p *gb.Plan) { rl.carried.Store(int64(p.Held())) }
+func (rl *rampLive) stepStart(p ramp.Runner) { rl.carried.Store(int64(p.Held())) }
 
 // total is p with the connections open counted over the whole ramp: the
 // step's own (opened minus closed) plus the ones it took over.
@@ -76,8 +76,8 @@ func newRampLive(w io.Writer, spec *ramp.Spec) *rampLive {
 // limits are step i's (0-based) limits.
 func (rl *rampLive) limits(i int) liveLimits {
 	levels := rl.spec.Levels
-	c := rl.spec.Step(levels[min(i, len(levels)-1)])
-	return liveLimits{Requests: c.Requests, Duration: c.Duration, Rate: perSecond(c.Rate), Cores: cores()}
+	l := rl.spec.Step(levels[min(i, len(levels)-1)])
+	return liveLimits{Requests: l.Requests, Duration: l.Duration, Rate: float64(l.Rate), Cores: cores()}
 }
 
 // stepDone adds step i's (1-based) line to the table and sets the next

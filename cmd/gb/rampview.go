@@ -18,7 +18,7 @@ import (
 // rampRun shows a ramp: its intro, a line per step, the summary, and the
 // files, written after every step so an interrupted ramp keeps its steps.
 type rampRun struct {
-	p      *gb.Plan
+	p      *rampPlan
 	o      *options
 	ro     *rampOptions
 	spec   ramp.Spec
@@ -55,7 +55,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	}
 	if r.o.verbosity >= 2 {
 		dumpRequest(r.stdout, r.p.Request())
-		r.spec.Options = append(r.spec.Options, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
+		r.p.opts = append(r.p.opts, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
 	}
 	_ = report.RampHeader(r.stdout, r.spec.By)
 	r.rp = r.label(&report.Ramp{By: r.spec.By, MaxErrors: r.spec.MaxErrors})
@@ -109,7 +109,7 @@ func (r *rampRun) startLive() (stop func()) {
 		r.stdout = held // the same screen: one buffer keeps the order
 	}
 	r.live = newRampLive(stderr, &r.spec)
-	r.spec.Options = append(r.spec.Options, gb.WithProgress(0, r.live.update))
+	r.p.opts = append(r.p.opts, gb.WithProgress(0, r.live.update))
 	return func() {
 		r.live.live.stop()
 		r.live, r.stdout, r.stderr = nil, stdout, stderr
