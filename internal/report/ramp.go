@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -39,6 +40,18 @@ type Ramp struct {
 	// min/avg/max/stddev reply rates. nil or empty for a step shorter
 	// than a second.
 	ReplyRates [][]float64 `json:"reply_rates"`
+}
+
+// UnmarshalJSON reads a ramp file; one written before max_errors existed
+// gets the default bound (capacity.DefaultMaxErrors), not 0.
+func (rp *Ramp) UnmarshalJSON(b []byte) error {
+	type plain Ramp // Ramp's fields without this method
+	p := plain{MaxErrors: capacity.DefaultMaxErrors}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*rp = Ramp(p)
+	return nil
 }
 
 // Loads that a ramp steps through (Ramp.By).

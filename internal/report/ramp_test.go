@@ -459,3 +459,14 @@ func TestRateRampErrors(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant it to begin:\n%s", b.String(), want)
 	}
 }
+
+// TestRampJSONMaxErrors: max_errors reads back as written, 0 included;
+// a file from before it existed gets the default 1%.
+func TestRampJSONMaxErrors(t *testing.T) {
+	for in, want := range map[string]float64{`{"steps_by":"rate","max_errors":0}`: 0, `{"steps_by":"rate","max_errors":0.5}`: 0.5, `{"steps_by":"rate"}`: 0.01} {
+		var rp Ramp
+		if err := json.Unmarshal([]byte(in), &rp); err != nil || rp.MaxErrors != want || rp.By != ByRate {
+			t.Errorf("%s: %v, max errors %v, by %q", in, err, rp.MaxErrors, rp.By)
+		}
+	}
+}
