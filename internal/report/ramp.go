@@ -208,7 +208,25 @@ func knee(by string, steps []*stats.Result) int {
 //     times the lowest corrected p99 of the earlier steps, and at least
 //     5 ms above it: requests queued behind the schedule;
 //   - or the sends fell behind: its lag p50 is above 5 ms.
+//
+// When capacity.Diagnose finds that gb sent late (its pool ran dry, or
+// it was short of CPU), the reason says so after a colon: the step missed
+// its rate, but the server may not be why. (A pool short by Little's law
+// is not named: a saturated server's queue makes the service time, and
+// with it the connections needed, grow.)
 func Missed(steps []*stats.Result, i int) string {
+	why := missed(steps, i)
+	if why == "" {
+		return ""
+	}
+	if d := capacity.Diagnose(capacity.SignalsOf(steps[i], steps[i].Target.Concurrency)); d.GBs() && d.Cause != capacity.CausePool {
+		why += ": " + d.Explain()
+	}
+	return why
+}
+
+// missed is Missed's rule, without the diagnosis.
+func missed(steps []*stats.Result, i int) string {
 	s := steps[i]
 	if s.Target.Rate <= 0 {
 		return ""

@@ -203,7 +203,7 @@ func TestMissedRule(t *testing.T) {
 		{"served short", []float64{1000, 2000, 2800}, []int64{300, 320, 350}, []int64{0, 0, 0}, 2, "it served 2800.00 of its 3000 req/s"},
 		{"corrected jump", []float64{1000, 2000, 3000}, []int64{300, 320, 9000}, []int64{0, 0, 0}, 2, "its corrected p50 jumped to 9.000 ms (lowest earlier p99 0.300 ms)"},
 		{"a small jump is noise", []float64{1000, 2000, 3000}, []int64{300, 320, 2000}, []int64{0, 0, 0}, -1, ""},
-		{"lag", []float64{1000, 2000, 3000}, []int64{300, 320, 350}, []int64{0, 0, 6000}, 2, "its sends fell behind the schedule (lag p50 6.000 ms)"},
+		{"lag", []float64{1000, 2000, 3000}, []int64{300, 320, 350}, []int64{0, 0, 6000}, 2, "its sends fell behind the schedule (lag p50 6.000 ms): gb sent late, not the server (lag p99 6.00 ms, service p99 0.300 ms) though its 10 connections sufficed (about 2 needed): gb was short of CPU time; run it where it has a core of its own"},
 		{"first step missed", []float64{500, 1000}, []int64{300, 300}, []int64{0, 0}, 0, "it served 500.00 of its 1000 req/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
