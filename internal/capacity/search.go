@@ -52,8 +52,9 @@ type Outcome struct {
 }
 
 // Search runs probes until the capacity is bracketed within cfg's
-// precision, or a bound, gb's own saturation or ctx ends it. each, if not
-// nil, sees every probe as it ends (Retry set when the rate is run again). Errors are run's, or a Config out of range.
+// precision, or a bound, gb's own saturation, an interrupted probe or ctx
+// ends it. each, if not nil, sees every probe as it ends (Retry set when
+// the rate is run again). Errors are run's, or a Config out of range.
 func Search(ctx context.Context, cfg Config, run RunFunc, each func(Probe)) (*Outcome, error) {
 	if cfg.RateMin < 1 || cfg.RateMax < 0 || (cfg.RateMax > 0 && cfg.RateMax < cfg.RateMin) {
 		return nil, errors.New("capacity: want 1 <= RateMin <= RateMax")
