@@ -25,7 +25,9 @@ const capacityUsage = `Usage: gb capacity --slo EXPR [--slo EXPR ...] [options] 
   bracket is narrower than --precision. Each probe is an open-model run
   (keep-alive) of --warmup, then --step-time measured. A probe passes when
   every SLO holds (latency on the corrected latency, from each request's
-  intended send time), it achieved 99% of its rate and dropped nothing.
+  intended send time), it achieved 99% of its rate, dropped nothing, and
+  at most --max-errors of its requests failed or were answered non-2xx.
+  A failing probe is run once more: a rate fails only when it fails twice.
   Exit 0 when a capacity was found (or --rate-max passed), 99 when even
   --rate-min fails, 1 when gb itself was the limit or on a runtime failure.
 Options:
@@ -35,6 +37,8 @@ Options:
     --rate-max rate   Highest rate probed (default 1000000)
     --step-time d     Measured length of each probe (default 10s)
     --warmup d        Warm-up before each probe's measurement (default 2s)
+    --max-errors pct  Share of a probe's requests that may fail or be answered
+                      non-2xx before the probe fails (default 1%; 0 = none)
     --precision pct   Stop when the bracket is this narrow, relative to the
                       capacity: 5% (the default), 1%
     -c n              First probe's connections; the pool grows by Little's
@@ -49,6 +53,7 @@ type capacityOptions struct {
 	rateMin, rateMax   int64
 	stepTime, warmup   time.Duration
 	precision          float64
+	maxErrors          float64 // share 0..1
 	conns              int
 	jsonFile, htmlFile string
 	help               bool
@@ -78,6 +83,7 @@ var capacitySpecs = []getopt.Spec[capacityOptions]{
 		o.precision = f / 100
 		return nil
 	}),
+	getopt.New(0, "max-errors", "pct", "", func(o *capacityOptions, v string) (err error) { o.maxErrors, err = parseShare(v); return err }),
 	getopt.New('c', "", "n", "", func(o *capacityOptions, v string) (err error) {
 		if o.conns, err = getopt.Positive(v); err == nil && o.conns > gb.MaxConcurrency {
 			err = fmt.Errorf("at most %d", gb.MaxConcurrency)
@@ -87,6 +93,16 @@ var capacitySpecs = []getopt.Spec[capacityOptions]{
 	getopt.New(0, "json", "file", "", func(o *capacityOptions, v string) error { o.jsonFile = v; return nil }),
 	getopt.New(0, "html", "file", "", func(o *capacityOptions, v string) error { o.htmlFile = v; return nil }),
 	getopt.New(0, "help", "", "", func(o *capacityOptions, _ string) error { o.help = true; return nil }),
+}
+
+// parseShare parses --max-errors: a percentage from 0 to 100, "%"
+// optional, as a share 0..1.
+func parseShare(v string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if err != nil || !(f >= 0 && f <= 100) {
+		return 0, errors.New("want a percentage from 0 to 100 (1%)")
+	}
+	return f / 100, nil
 }
 
 // parseRate parses a rate in requests per second: a positive whole number.
@@ -108,7 +124,8 @@ const (
 // capacityCmd is gb capacity: the highest rate within the SLOs, a line per
 // probe, the answer, and the JSON and HTML files.
 func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	co := capacityOptions{rateMin: defaultRateMin, stepTime: defaultCapacityStep, warmup: defaultCapacityWarmup}
+	co := capacityOptions{rateMin: defaultRateMin, stepTime: defaultCapacityStep, warmup: defaultCapacityWarmup,
+		maxErrors: capacity.DefaultMaxErrors}
 	rest, err := getopt.Parse(args, capacitySpecs, &co)
 	switch {
 	case err != nil:
@@ -145,9 +162,9 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	defer p.Close()
 	runtime.GOMAXPROCS(p.Procs())
 	rep := &capacity.Report{GBVersion: gb.Version, Command: argv, URL: p.Target().URL, SLOs: co.slos,
-		StepTime: co.stepTime, Warmup: co.warmup}
-	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s; probes of %v after %v warm-up\n",
-		rep.URL, strings.Join(co.slos, ", "), co.stepTime, co.warmup)
+		StepTime: co.stepTime, Warmup: co.warmup, MaxErrors: co.maxErrors}
+	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s, errors at most %s; probes of %v after %v warm-up\n",
+		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)
 	_ = capacity.Header(stdout)
 	probe := func(ctx context.Context, rate int64, conns int) (capacity.Probe, error) {
 		cfg := p.Config()
@@ -160,7 +177,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		if res.Complete() == 0 && res.Counts.Dispatched > 0 && ctx.Err() == nil {
 			return capacity.Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, commonError(res.Counts.Errors))
 		}
-		return capacity.Judge(res, conns, slos), nil
+		return capacity.Judge(res, conns, slos, co.maxErrors), nil
 	}
 	n := 0
 	each := func(pr capacity.Probe) { n++; _ = capacity.Line(stdout, n, pr) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,10 +14,12 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/stats"
 )
 
 // rampOptions is gb ramp's own command line; the request options are ab's
@@ -27,7 +30,8 @@ type rampOptions struct {
 	perUser                    int64 // requests per connection in a concurrency step
 	stepTime                   time.Duration
 	pause                      time.Duration
-	maxSockets                 int // -1: the default (half the ephemeral port range)
+	maxSockets                 int     // -1: the default (half the ephemeral port range)
+	maxErrors                  float64 // share 0..1
 	csvFile, autobenchFile     string
 	plotFile, jsonFile         string
 	htmlFile                   string
@@ -41,7 +45,7 @@ const (
 )
 
 func defaultRampOptions() rampOptions {
-	return rampOptions{pause: defaultPause, maxSockets: -1}
+	return rampOptions{pause: defaultPause, maxSockets: -1, maxErrors: capacity.DefaultMaxErrors}
 }
 
 // rampSpecs returns gb ramp's options: its step options, then ab's request
@@ -101,6 +105,10 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 				return errors.New("want a whole number")
 			}
 			return nil
+		}),
+		opt(0, "max-errors", "pct", "Share of a step's requests that may fail or be answered non-2xx\nbefore the step counts as saturated (default 1%; 0 = none)", func(_ *options, v string) (err error) {
+			ro.maxErrors, err = parseShare(v)
+			return err
 		}),
 		opt(0, "csv", "file", "Write one CSV row per step (ab+.sh's columns, then gb's)", file(&ro.csvFile)),
 		opt(0, "autobench", "file", "Write autobench's columns (tab separated; comma for *.csv)", file(&ro.autobenchFile)),
@@ -166,7 +174,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 	if err != nil {
 		return failRamp(stderr, err)
 	}
-	o.cfg, o.requestsSet = spec.Largest(), spec.By != report.ByRate // ab's checks see the largest step
+	o.cfg, o.requestsSet = stepConfig(o.cfg, spec.Largest()), spec.By != report.ByRate // ab's checks see the largest step
 	argv := redactArgs(append([]string{"ramp"}, args...))
 	p, err := o.plan(rest[0], argv, stderr)
 	if err == nil {
@@ -176,8 +184,36 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 		return failRamp(stderr, err)
 	}
 	defer p.Close()
-	spec.Base = p.Config()
-	return (&rampRun{p: p, o: &o, ro: &ro, spec: spec, argv: argv, stdout: stdout, stderr: stderr}).run(sig)
+	return (&rampRun{p: &rampPlan{Plan: p, base: p.Config()}, o: &o, ro: &ro, spec: spec, argv: argv, stdout: stdout, stderr: stderr}).run(sig)
+}
+
+// rampPlan runs gb ramp's steps on a Plan (a ramp.Runner): each step is
+// base with the step's load, its connections carried to the next.
+type rampPlan struct {
+	*gb.Plan
+	base gb.Config   // the Plan's Config
+	opts []gb.Option // added to every step's run (the observer, the live panel)
+}
+
+// Step runs one step of the ramp.
+func (rp *rampPlan) Step(ctx context.Context, l ramp.Load, progress func(int64, time.Duration)) (*stats.Result, error) {
+	opts := append([]gb.Option{gb.WithProgress(time.Second, func(p gb.Progress) { progress(p.Done, p.Elapsed) })}, rp.opts...)
+	if !l.Last {
+		opts = append(opts, gb.Carry())
+	}
+	return rp.Plan.Step(ctx, stepConfig(rp.base, l), opts...)
+}
+
+// stepConfig is base with the load l.
+func stepConfig(base gb.Config, l ramp.Load) gb.Config {
+	c := base
+	c.Requests, c.Duration = l.Requests, l.Duration
+	if l.Rate > 0 {
+		c.Rate = gb.Rate{Freq: l.Rate, Per: time.Second}
+	} else {
+		c.Concurrency = l.Concurrency
+	}
+	return c
 }
 
 // failRamp prints err as one line and returns its exit code; ab's usage
@@ -219,8 +255,8 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return ramp.Spec{}, getopt.Errorf(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
 	o.cfg.Engine = gb.EngineGoroutine
-	s := ramp.Spec{Base: o.cfg, By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
-		Pause: ro.pause, MaxSockets: ro.maxSockets}
+	s := ramp.Spec{By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
+		Pause: ro.pause, MaxSockets: ro.maxSockets, MaxErrors: ro.maxErrors}
 	var err error
 	if conc {
 		s.Levels, err = ramp.Levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))

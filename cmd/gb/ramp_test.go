@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,60 +47,58 @@ func csvRows(t *testing.T, path string) [][]string {
 	return rows
 }
 
-// kneeAttempts is how many times a knee test may run its ramp: the knee is
-// found from timings, and a shared machine can stall a short step enough
-// to blur it, so the test passes when one of a few ramps finds it.
-const kneeAttempts = 3
-
-// rampKnee runs gb ramp with args (the output files in a new directory per
-// attempt) until its JSON names saturation step want, and returns that
-// attempt's directory, result and ramp. It runs the binary: the knee and
-// the paced steps come from timings, which a process of its own keeps
-// apart from the test server in this one.
-func rampKnee(t *testing.T, want int, args func(dir string) []string) (string, result, *report.Ramp) {
+// checkSaturation checks that the ramp's stdout and plot script agree
+// with the saturation step its JSON names, whichever step the machine's
+// speed made it (the rule itself is tested on scripted steps in package
+// report).
+func checkSaturation(t *testing.T, r result, rp *report.Ramp, gp string) {
 	t.Helper()
-	var dir string
-	var r result
-	var rp *report.Ramp
-	for i := range kneeAttempts {
-		dir = t.TempDir()
-		r = gbProcess(t, append([]string{"ramp"}, args(dir)...)...)
-		if r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
-		}
-		rp = readRamp(t, filepath.Join(dir, "ramp.json"))
-		if rp.Saturation == want {
-			return dir, r, rp
-		}
-		t.Logf("attempt %d: saturation step %d, want %d:\n%s%s", i+1, rp.Saturation, want, r.stdout, r.stderr)
+	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) || rp.Stopped != 0 {
+		t.Fatalf("saturation step %d, stopped step %d of %d steps", rp.Saturation, rp.Stopped, len(rp.Steps))
 	}
-	t.Fatalf("no attempt of %d found saturation step %d", kneeAttempts, want)
-	return dir, r, rp
+	line := "saturation: none found"
+	if rp.Saturation > 0 {
+		line = fmt.Sprintf("saturation: step %d, ", rp.Saturation)
+	}
+	if !strings.Contains(r.stdout, line) {
+		t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+	}
+	if gp == "" {
+		return
+	}
+	b, err := os.ReadFile(gp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := "no saturation point within the ramp"
+	if rp.Saturation > 0 {
+		mark = "set arrow 1 from "
+	}
+	if !strings.Contains(string(b), mark) {
+		t.Errorf("the plot lacks %q:\n%s", mark, b)
+	}
 }
 
-// TestRampFindsKnee ramps concurrency 2 to 8 against a server of 4
-// workers taking 100 ms each (/limited): throughput rises until 4
-// connections and then stays at 40 req/s while latency doubles, so the
-// saturation point is concurrency 4. Keep-alive connections are carried
-// from step to step, every request reaches the server, and the files are
-// consistent.
-func TestRampFindsKnee(t *testing.T) {
+// TestRampConcurrencySteps ramps concurrency 2 to 8 against a server of
+// 4 workers taking 100 ms each (/limited). It checks what does not
+// depend on the machine's speed: keep-alive connections are carried from
+// step to step, every request reaches the server, the saturation line
+// and the plot agree with the JSON, and the files are consistent.
+func TestRampConcurrencySteps(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	var before testserver.Ledger
-	dir, r, rp := rampKnee(t, 2, func(dir string) []string {
-		before = srv.Ledger()
-		f := func(name string) string { return filepath.Join(dir, name) }
-		return []string{"-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "6", "--pause", "0",
-			"--csv", f("ramp.csv"), "--autobench", f("ramp.tsv"), "--plot", f("ramp.gp"), "--json", f("ramp.json"),
-			srv.URL() + "/limited?d=100ms&max=4"}
-	})
+	dir := t.TempDir()
 	f := func(name string) string { return filepath.Join(dir, name) }
-	if len(rp.Steps) != 4 || rp.By != report.ByConcurrency {
-		t.Fatalf("%d steps by %q, want 4 by concurrency", len(rp.Steps), rp.By)
+	r := gbProcess(t, "ramp", "-k", "--from", "2", "--to", "8", "--step", "2", "--per-user", "6", "--pause", "0",
+		"--csv", f("ramp.csv"), "--autobench", f("ramp.tsv"), "--plot", f("ramp.gp"), "--json", f("ramp.json"),
+		srv.URL()+"/limited?d=100ms&max=4")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "saturation: step 2, concurrency 4:") {
-		t.Errorf("no saturation line for concurrency 4:\n%s", r.stdout)
+	rp := readRamp(t, f("ramp.json"))
+	if len(rp.Steps) != 4 || rp.By != report.ByConcurrency || rp.MaxErrors != 0.01 {
+		t.Fatalf("%d steps by %q, max errors %v; want 4 by concurrency, 1%%", len(rp.Steps), rp.By, rp.MaxErrors)
 	}
+	checkSaturation(t, r, rp, f("ramp.gp"))
 	var total int64
 	for i, s := range rp.Steps {
 		c := 2 * (i + 1)
@@ -112,9 +111,8 @@ func TestRampFindsKnee(t *testing.T) {
 		total += s.Complete()
 	}
 	l := srv.Ledger().HTTP
-	if l.Requests-before.HTTP.Requests != total || l.Conns-before.HTTP.Conns != 8 {
-		t.Errorf("server saw %d requests on %d connections; gb completed %d, want 8 connections",
-			l.Requests-before.HTTP.Requests, l.Conns-before.HTTP.Conns, total)
+	if l.Requests != total || l.Conns != 8 {
+		t.Errorf("server saw %d requests on %d connections; gb completed %d, want 8 connections", l.Requests, l.Conns, total)
 	}
 	rows := csvRows(t, f("ramp.csv"))
 	if len(rows) != 5 || len(rows[0]) != 18 || rows[0][1] != "concurrency" || rows[2][1] != "4" || rows[2][2] != "24" {
@@ -123,10 +121,6 @@ func TestRampFindsKnee(t *testing.T) {
 	tsv, _ := os.ReadFile(f("ramp.tsv"))
 	if !strings.HasPrefix(string(tsv), "dem_req_rate\treq_rate_127.0.0.1\t") || strings.Count(string(tsv), "\n") != 5 {
 		t.Errorf("autobench file:\n%s", tsv)
-	}
-	gp, _ := os.ReadFile(f("ramp.gp"))
-	if !strings.Contains(string(gp), "set arrow 1 from 4, graph 0") {
-		t.Errorf("the plot does not mark concurrency 4:\n%s", gp)
 	}
 	renderPlot(t, dir, "ramp.gp", "ramp.png")
 }
@@ -157,39 +151,62 @@ func renderPlot(t *testing.T, dir, gp, png string) {
 }
 
 // TestRampRateSteps ramps the rate 100 to 400 req/s in half-second steps
-// over a pool of 8 connections against a server that serves 250 req/s at
-// most (5 workers, 20 ms): each step sends exactly rate × step time
-// requests, the pool carries over, and from 300 req/s on throughput stays
-// at the server's limit while requests fall behind the schedule, so the
-// saturation point is 300 req/s. The JSON goes to stdout, the lines to
-// stderr.
+// over a pool of 8 connections. It checks what does not depend on the
+// machine's speed: each step schedules exactly rate × step time
+// requests, the pool carries over after a step that ended by its count,
+// the saturation line and the plot agree with the JSON, and the CSV has
+// a row per step.
 func TestRampRateSteps(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	dir, r, rp := rampKnee(t, 3, func(dir string) []string {
-		return []string{"-k", "-c", "8", "--rate-from", "100", "--rate-to", "400", "--step-time", "500ms", "--pause", "0",
-			"--csv", filepath.Join(dir, "r.csv"), "--plot", filepath.Join(dir, "r.gp"), "--json", filepath.Join(dir, "ramp.json"),
-			srv.URL() + "/limited?d=20ms&max=5"}
-	})
+	dir := t.TempDir()
+	r := gbProcess(t, "ramp", "-k", "-c", "8", "--rate-from", "100", "--rate-to", "400", "--step-time", "500ms", "--pause", "0",
+		"--csv", filepath.Join(dir, "r.csv"), "--plot", filepath.Join(dir, "r.gp"), "--json", filepath.Join(dir, "ramp.json"),
+		srv.URL()+"/delay?d=2ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, filepath.Join(dir, "ramp.json"))
 	if len(rp.Steps) != 4 || rp.By != report.ByRate || !strings.Contains(r.stdout, "rate/s") {
 		t.Fatalf("%d steps by %q; stdout:\n%s", len(rp.Steps), rp.By, r.stdout)
 	}
+	checkSaturation(t, r, rp, filepath.Join(dir, "r.gp"))
 	for i, s := range rp.Steps {
 		rate := float64(100 * (i + 1))
-		if s.Target.Rate != rate || s.Target.Concurrency != 8 || s.Counts.Dispatched != int64(rate/2) || len(s.Check()) > 0 {
-			t.Errorf("step %d: rate %v pool %d dispatched %d check %v", i+1, s.Target.Rate, s.Target.Concurrency, s.Counts.Dispatched, s.Check())
+		if s.Target.Rate != rate || s.Target.Concurrency != 8 || s.Counts.Scheduled != int64(rate/2) || len(s.Check()) > 0 {
+			t.Errorf("step %d: rate %v pool %d scheduled %d check %v", i+1, s.Target.Rate, s.Target.Concurrency, s.Counts.Scheduled, s.Check())
 		}
 		if s.Latency[stats.Corrected] == nil {
 			t.Errorf("step %d has no corrected latency", i+1)
 		}
-	}
-	if opened := rp.Steps[1].Counts.ConnsOpened + rp.Steps[2].Counts.ConnsOpened + rp.Steps[3].Counts.ConnsOpened; opened != 0 {
-		t.Errorf("steps 2 to 4 opened %d connections; the pool should carry over", opened)
+		if i > 0 && rp.Steps[i-1].StoppedBy == stats.StopCount && s.Counts.ConnsOpened != 0 {
+			t.Errorf("step %d opened %d connections; the pool should carry over", i+1, s.Counts.ConnsOpened)
+		}
 	}
 	rows := csvRows(t, filepath.Join(dir, "r.csv"))
 	if len(rows) != 5 || rows[1][13] != "100.00" || rows[4][13] != "400.00" {
 		t.Errorf("CSV rows %v", rows)
 	}
 	renderPlot(t, dir, "r.gp", "r.png")
+}
+
+// TestRampNon2xx: a server that answers 503 saturates at the first step,
+// whatever the machine's speed: every response is non-2xx, above
+// --max-errors' 1%. With --max-errors 100% the errors mark no step.
+func TestRampNon2xx(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "5", "--pause", "0", "--json", js, srv.URL()+"/status?s=503")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, js)
+	if rp.Saturation != 1 || !strings.Contains(r.stdout, "saturation: step 1, concurrency 1: 100% of its requests failed or were answered non-2xx (0 failed, 5 non-2xx; --max-errors 1%)") {
+		t.Errorf("saturation step %d:\n%s", rp.Saturation, r.stdout)
+	}
+	r = runGB(t, "ramp", "-k", "--from", "1", "--to", "2", "--per-user", "5", "--pause", "0", "--max-errors", "100", "--json", js, srv.URL()+"/status?s=503")
+	if rp = readRamp(t, js); r.code != 0 || rp.MaxErrors != 1 || strings.Contains(r.stdout, "non-2xx") {
+		t.Errorf("--max-errors 100: exit %d, max errors %v:\n%s", r.code, rp.MaxErrors, r.stdout)
+	}
 }
 
 // TestRampJSONToStdout: with --json -, the process's stdout carries the
@@ -236,21 +253,20 @@ func TestRampNginx(t *testing.T) {
 }
 
 // TestRampSIGINT interrupts a ramp during its second step: the completed
-// step is in the CSV, the cut one only in the JSON, and gb exits 1.
+// step is in the CSV, the cut one only in the JSON, and gb exits 1. Each
+// step lasts at least 5 s (500 requests of 10 ms per connection), and the
+// signal goes as soon as the server sees the second step's requests, so
+// it lands in that step however slow the machine.
 func TestRampSIGINT(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	csv, js := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
-	cmd, out, errb := startGB(t, "ramp", "-k", "--from", "1", "--to", "3", "--per-user", "100", "--pause", "0",
+	cmd, out, errb := startGB(t, "ramp", "-k", "--from", "1", "--to", "3", "--per-user", "500", "--pause", "0",
 		"--csv", csv, "--json", js, srv.URL()+"/delay?d=10ms")
-	deadline := time.Now().Add(20 * time.Second)
-	for { // the CSV appears when the first step (1 s) is done
-		if _, err := os.Stat(csv); err == nil || time.Now().After(deadline) {
-			break
-		}
+	deadline := time.Now().Add(60 * time.Second)
+	for srv.Ledger().HTTP.Requests <= 500 && time.Now().Before(deadline) { // step 1 is 500 requests
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +321,7 @@ func TestRampBadOptions(t *testing.T) {
 		{[]string{"--from", "1", "--to", "5", "--pause", "soon", url}, 22, `gb ramp: invalid value "soon" for --pause`},
 		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb ramp: invalid value "0" for --step-time`},
 		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb ramp: invalid value "-1" for --max-sockets`},
+		{[]string{"--from", "1", "--to", "5", "--max-errors", "120%", url}, 22, `gb ramp: invalid value "120%" for --max-errors`},
 		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb ramp: only one output file may be -"},
 		{[]string{"--from", "1", "--to", "5"}, 22, "gb ramp: want one URL"},
 		{[]string{"--from", "1", "--to", "5", "-j", url}, 22, "gb ramp: illegal option -- j"},

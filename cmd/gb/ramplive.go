@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
+	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
@@ -16,10 +18,25 @@ import (
 // rampLive is gb ramp's live panel: the running step's panel under the
 // table of the steps done so far.
 type rampLive struct {
-	live  *live
-	spec  *ramp.Spec
-	table bytes.Buffer // RampHeader and the finished steps' lines; from the ramp's goroutine
+	live    *live
+	spec    *ramp.Spec
+	table   bytes.Buffer // RampHeader and the finished steps' lines; from the ramp's goroutine
+	carried atomic.Int64 // connections the running step took over from the steps before it
 }
+
+// stepStart notes the connections the step about to run takes over:
+// those the plan holds (kept open by the steps before).
+func (rl *rampLive) stepStart(p ramp.Runner) { rl.carried.Store(int64(p.Held())) }
+
+// total is p with the connections open counted over the whole ramp: the
+// step's own (opened minus closed) plus the ones it took over.
+func (rl *rampLive) total(p gb.Progress) gb.Progress {
+	p.ConnsOpen += rl.carried.Load()
+	return p
+}
+
+// update shows the running step's progress p.
+func (rl *rampLive) update(p gb.Progress) { rl.live.update(rl.total(p)) }
 
 // stepColumn is the width of the step number column and its gap in
 // report.RampStep's lines: the panel leaves it out (the rows are in step
@@ -59,8 +76,8 @@ func newRampLive(w io.Writer, spec *ramp.Spec) *rampLive {
 // limits are step i's (0-based) limits.
 func (rl *rampLive) limits(i int) liveLimits {
 	levels := rl.spec.Levels
-	c := rl.spec.Step(levels[min(i, len(levels)-1)])
-	return liveLimits{Requests: c.Requests, Duration: c.Duration, Rate: perSecond(c.Rate), Cores: cores()}
+	l := rl.spec.Step(levels[min(i, len(levels)-1)])
+	return liveLimits{Requests: l.Requests, Duration: l.Duration, Rate: float64(l.Rate), Cores: cores()}
 }
 
 // stepDone adds step i's (1-based) line to the table and sets the next

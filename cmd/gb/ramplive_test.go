@@ -19,9 +19,9 @@ import (
 // limits are that step's; nothing outgrows 80 columns.
 func TestRampLiveView(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	spec := ramp.Spec{Base: gb.Config{URL: srv.URL() + "/hello", KeepAlive: true}, By: report.ByConcurrency,
-		Levels: []int64{1, 2, 4}, PerUser: 50}
-	p, err := gb.NewPlan(spec.Largest())
+	spec := ramp.Spec{By: report.ByConcurrency, Levels: []int64{1, 2, 4}, PerUser: 50}
+	base := gb.Config{URL: srv.URL() + "/hello", KeepAlive: true}
+	p, err := gb.NewPlan(stepConfig(base, spec.Largest()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestRampLiveView(t *testing.T) {
 	rl := &rampLive{spec: &spec}
 	rl.addRow(func(w io.Writer) error { return report.RampHeader(w, spec.By) })
 	for i, l := range spec.Levels[:2] {
-		res, err := p.Step(t.Context(), spec.Step(l))
+		res, err := p.Step(t.Context(), stepConfig(p.Config(), spec.Step(l)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,5 +61,30 @@ func TestRampLiveView(t *testing.T) {
 		if lipgloss.Width(l) > 80 {
 			t.Errorf("line %q is %d wide", l, lipgloss.Width(l))
 		}
+	}
+}
+
+// TestRampLiveCountsCarriedConnections: the panel's "connections open" in
+// a step counts the connections carried over from the steps before, not
+// only the ones the step opened.
+func TestRampLiveCountsCarriedConnections(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	spec := ramp.Spec{By: report.ByConcurrency, Levels: []int64{2, 4}, PerUser: 20}
+	base := gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Engine: gb.EngineGoroutine}
+	plan, err := gb.NewPlan(stepConfig(base, spec.Largest()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	rl := &rampLive{spec: &spec}
+	var last gb.Progress // the last progress of the last step
+	p := &rampPlan{Plan: plan, base: plan.Config(),
+		opts: []gb.Option{gb.WithProgress(0, func(pr gb.Progress) { last = rl.total(pr) })}}
+	out, err := ramp.Run(t.Context(), p, spec, ramp.Hooks{Start: func(int) { rl.stepStart(p) }})
+	if err != nil || len(out.Ramp.Steps) != 2 {
+		t.Fatalf("%v, %d steps", err, len(out.Ramp.Steps))
+	}
+	if s := out.Ramp.Steps[1]; s.Counts.ConnsOpened != 2 || last.ConnsOpen != 4 {
+		t.Errorf("step 2 opened %d; the panel shows %d open, want 4 (2 carried, 2 opened)", s.Counts.ConnsOpened, last.ConnsOpen)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // rampRun shows a ramp: its intro, a line per step, the summary, and the
 // files, written after every step so an interrupted ramp keeps its steps.
 type rampRun struct {
-	p      *gb.Plan
+	p      *rampPlan
 	o      *options
 	ro     *rampOptions
 	spec   ramp.Spec
@@ -43,16 +43,21 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	}
 	r.intro()
 	hooks := ramp.Hooks{Step: r.stepDone,
+		Start: func(int) {
+			if r.live != nil {
+				r.live.stepStart(r.p)
+			}
+		},
 		Warn: func(s string) { fmt.Fprintf(r.stderr, "gb ramp: warning: %s\n", s) }}
 	if !r.o.quiet {
 		hooks.Note = func(s string) { fmt.Fprintf(r.stderr, "gb ramp: %s\n", s) }
 	}
 	if r.o.verbosity >= 2 {
 		dumpRequest(r.stdout, r.p.Request())
-		r.spec.Options = append(r.spec.Options, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
+		r.p.opts = append(r.p.opts, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
 	}
 	_ = report.RampHeader(r.stdout, r.spec.By)
-	r.rp = r.label(&report.Ramp{By: r.spec.By})
+	r.rp = r.label(&report.Ramp{By: r.spec.By, MaxErrors: r.spec.MaxErrors})
 	var out *ramp.Outcome
 	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
@@ -103,7 +108,7 @@ func (r *rampRun) startLive() (stop func()) {
 		r.stdout = held // the same screen: one buffer keeps the order
 	}
 	r.live = newRampLive(stderr, &r.spec)
-	r.spec.Options = append(r.spec.Options, gb.WithProgress(0, r.live.live.update))
+	r.p.opts = append(r.p.opts, gb.WithProgress(0, r.live.update))
 	return func() {
 		r.live.live.stop()
 		r.live, r.stdout, r.stderr = nil, stdout, stderr

@@ -22,10 +22,12 @@ func Line(w io.Writer, n int, p Probe) error {
 	return err
 }
 
-// Verdict is p's verdict in words: "pass", "fail: p99 31.0 ms", or
-// "retried with more connections: achieved 812 req/s".
+// Verdict is p's verdict in words: "pass", "fail: p99 31.0 ms",
+// "rerun (more connections): achieved 812 req/s" or "interrupted".
 func (p *Probe) Verdict() string {
 	switch {
+	case p.Interrupted:
+		return "interrupted"
 	case p.Retry != "":
 		return "rerun (" + p.Retry + "): " + p.Reason
 	case !p.Pass:
@@ -96,7 +98,7 @@ func (o *Outcome) probeAt(rate int64, pass bool) Probe {
 func values(p Probe) string {
 	var vs []string
 	for _, r := range p.SLOs {
-		vs = append(vs, sloName(r.Threshold)+" "+measured(r))
+		vs = append(vs, sloName(r.Threshold)+" "+measured(r.Result))
 	}
 	if len(vs) == 0 {
 		return "p99 " + Millis(p.P99)

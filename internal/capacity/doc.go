@@ -6,11 +6,14 @@
 //
 // A probe passes when every SLO holds (latency judged on the corrected
 // latency, measured from each request's intended send time), the achieved
-// rate is at least 99% of the target and no request was dropped. The
-// connection pool grows by Little's law when a probe needed more
-// connections than it had, so the client is not the limit; a failing
+// rate is at least 99% of the target, no request was dropped and at most
+// the share allowed of its requests failed or were answered non-2xx. A
+// failing probe is run once more, and its rate fails only when it fails
+// again. The connection pool grows by Little's law when a probe needed
+// more connections than it had, so the client is not the limit; a failing
 // probe during which gb itself used its cores stops the search instead of
-// giving a wrong answer.
+// giving a wrong answer. Diagnose, which tells gb's lateness from the
+// server's slowness, is the one gb's rate-mode report uses too.
 //
 // Search holds the logic and takes the probe as a function, so that it
 // can be tested without a server; Judge turns a gb run into a Probe.

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,9 +15,9 @@ import (
 const (
 	// MinAchieved is the share of the target rate a passing probe sends.
 	MinAchieved = 0.99
-	// busyClient is the share of gb's cores above which gb itself may be
+	// BusyClient is the share of gb's cores above which gb itself may be
 	// the limit (report's self-bottleneck warning uses the same).
-	busyClient = 0.9
+	BusyClient = 0.9
 	// MaxLag is the p99 of send lag above which a probe's latency is
 	// gb's as much as the server's (report's warning uses the same).
 	MaxLag = 5 * time.Millisecond
@@ -32,9 +33,18 @@ type Probe struct {
 	Achieved  float64 `json:"achieved"`   // requests sent per second
 	P50       int64   `json:"p50_us"`     // corrected latency median, µs; 0 = no response
 	P99       int64   `json:"p99_us"`     // corrected latency p99, µs; 0 = no response
-	Errors    int64   `json:"errors"`     // failed requests (dropped ones included)
+	Errors    int64   `json:"errors"`     // requests that failed or were answered non-2xx
+	Non2xx    int64   `json:"non2xx"`     // of Errors, the non-2xx responses
 	Dropped   int64   `json:"dropped"`    // requests never sent before the probe's end
 	ClientCPU float64 `json:"client_cpu"` // gb's CPU use, cores
+
+	// ErrorShare is Errors over the requests that ended (responses and
+	// failures; stats.Totals' ErrorRate + Non2xxRate), 0..1.
+	ErrorShare float64 `json:"error_share"`
+	// ErrorsOver is set when ErrorShare was above the bound allowed
+	// (--max-errors): the probe failed, and the failure is the server's
+	// however late gb sent.
+	ErrorsOver bool `json:"errors_over"`
 
 	// Need is the connections the rate needs by Little's law (target
 	// rate times mean service time); 0 when no response came.
@@ -46,27 +56,40 @@ type Probe struct {
 	PoolShort bool `json:"pool_short"`
 
 	// LagP99 is the p99 of how late gb sent requests behind their
-	// schedule, µs; ClientLate is set when it is above MaxLag and above
-	// the service time's p99 while the pool sufficed: gb was starved of
-	// CPU, and its delay is in the corrected latency.
+	// schedule, µs; ClientLate is set when Diagnose blames gb's sends
+	// (CauseClientLag): gb was starved of CPU, and its delay is in the
+	// corrected latency.
 	LagP99     int64 `json:"lag_p99_us"`
 	ClientLate bool  `json:"client_late"`
+	// Cause is Diagnose's verdict on the probe's schedule; "" when it
+	// was kept.
+	Cause Cause `json:"cause,omitempty"`
 
 	// Retry says why the search ran the rate again and did not count
-	// this probe's failure: RetryPool or RetryLate; "" = counted.
+	// this probe's failure: RetryPool, RetryLate or RetryConfirm; "" =
+	// counted.
 	Retry string `json:"retry,omitempty"`
 
-	Pass   bool               `json:"pass"`
-	Reason string             `json:"reason,omitempty"` // why it failed, one phrase; "" when it passed
-	SLOs   []threshold.Result `json:"slos"`             // each SLO measured
-	Result *stats.Result      `json:"result,omitempty"` // the full run; nil in tests of the search
+	// Interrupted is set when a signal cut the probe short: it is
+	// neither a pass nor a failure (Pass is false, Reason says so).
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	Pass   bool          `json:"pass"`
+	Reason string        `json:"reason,omitempty"` // why it failed, one phrase; "" when it passed
+	SLOs   []SLOResult   `json:"slos"`             // each SLO measured
+	Result *stats.Result `json:"result,omitempty"` // the full run; nil in tests of the search
 }
 
 // Why a probe was run again (Probe.Retry).
 const (
-	RetryPool = "more connections" // the pool was too small for the rate
-	RetryLate = "gb ran late"      // gb's sends lagged while its pool sufficed
+	RetryPool    = "more connections" // the pool was too small for the rate
+	RetryLate    = "gb ran late"      // gb's sends lagged while its pool sufficed
+	RetryConfirm = "to confirm"       // a rate at or below a passing one failed: run again before concluding
 )
+
+// DefaultMaxErrors is the share of a probe's requests that may fail or
+// be answered non-2xx before it fails (--max-errors' default, 1%).
+const DefaultMaxErrors = 0.01
 
 // SLOs parses the --slo expressions (threshold syntax). A latency SLO on
 // the total phase (the default) is judged on the corrected latency.
@@ -84,50 +107,45 @@ func SLOs(exprs []string) ([]threshold.Threshold, error) {
 }
 
 // Judge measures the SLOs on res, a rate-mode run, and gives the verdict.
-// res is kept in the Probe.
-func Judge(res *stats.Result, conns int, slos []threshold.Threshold) Probe {
+// res is kept in the Probe. maxErrors is the share of the requests that
+// may fail or be answered non-2xx (0 = none may). A run a signal cut
+// short is Interrupted: neither passed nor failed.
+func Judge(res *stats.Result, conns int, slos []threshold.Threshold, maxErrors float64) Probe {
+	d := Diagnose(SignalsOf(res, conns))
+	tot := res.Totals()
 	p := Probe{Rate: int64(math.Round(res.Target.Rate)), Conns: conns, Result: res,
-		Dropped: res.Counts.Outcomes[stats.Dropped], Errors: res.Failed()}
-	svc := 0.0 // mean service time, s
-	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
-		svc = d.Mean() / 1e6
-		p.Need = res.Target.Rate * svc
+		Dropped: tot.Dropped, Errors: tot.Failed + tot.Non2xx, Non2xx: tot.Non2xx, ErrorShare: tot.ErrorRate + tot.Non2xxRate,
+		Achieved: d.Achieved, ClientCPU: d.ClientCores, Need: d.Need, ClientBusy: d.Busy, LagP99: d.LagP99, Cause: d.Cause}
+	if dc := res.Latency[stats.Corrected]; dc != nil && dc.Count > 0 {
+		p.P50, p.P99 = dc.Percentile(50), dc.Percentile(99)
 	}
-	if s := res.Elapsed.Seconds(); s > 0 {
-		// Elapsed ends with the last response: the sends took about
-		// one service time less.
-		p.Achieved = float64(res.Counts.Dispatched) / max(s-svc, s/2)
-		p.ClientCPU = res.Client.CPU.Seconds() / s
+	p.PoolShort = d.Need*poolHeadroom > float64(conns)
+	p.ClientLate = d.Cause == CauseClientLag
+	for _, r := range threshold.Evaluate(slos, res) {
+		p.SLOs = append(p.SLOs, SLOResult{r})
 	}
-	if d := res.Latency[stats.Corrected]; d != nil && d.Count > 0 {
-		p.P50, p.P99 = d.Percentile(50), d.Percentile(99)
+	if res.StoppedBy == stats.StopSignal {
+		p.Interrupted, p.Reason = true, "interrupted"
+		return p
 	}
-	p.ClientBusy = res.Client.MaxProcs > 0 && p.ClientCPU >= busyClient*float64(res.Client.MaxProcs)
-	p.PoolShort = p.Need*poolHeadroom > float64(conns)
-	if d := res.Latency[stats.Lag]; d != nil && d.Count > 0 {
-		p.LagP99 = d.Percentile(99)
-	}
-	// A server that queues makes the service time grow (and, with it,
-	// Need); gb starved of CPU makes the sends late while the service
-	// time stays as it was.
-	var svcP99 int64
-	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
-		svcP99 = d.Percentile(99)
-	}
-	p.ClientLate = time.Duration(p.LagP99)*time.Microsecond > MaxLag && p.LagP99 > svcP99 && !p.PoolShort
-	p.SLOs = threshold.Evaluate(slos, res)
-	p.Reason = reason(&p)
+	p.ErrorsOver = p.ErrorShare > maxErrors
+	p.Reason = reason(&p, maxErrors)
 	p.Pass = p.Reason == ""
 	return p
 }
 
-// reason names every way p failed, or "".
-func reason(p *Probe) string {
+// reason names every way p failed, or "". Errors above maxErrors (a
+// share) fail it.
+func reason(p *Probe, maxErrors float64) string {
 	var why []string
 	for _, r := range p.SLOs {
 		if !r.Pass {
-			why = append(why, fmt.Sprintf("%s %s", sloName(r.Threshold), measured(r)))
+			why = append(why, fmt.Sprintf("%s %s", sloName(r.Threshold), measured(r.Result)))
 		}
+	}
+	if p.ErrorsOver {
+		why = append(why, fmt.Sprintf("errors %s (%d, %d of them non-2xx; --max-errors %s)",
+			Percent(p.ErrorShare), p.Errors, p.Non2xx, Percent(maxErrors)))
 	}
 	if p.Achieved < MinAchieved*float64(p.Rate) {
 		why = append(why, fmt.Sprintf("achieved %s req/s", Group(int64(math.Round(p.Achieved)))))
@@ -136,6 +154,12 @@ func reason(p *Probe) string {
 		why = append(why, fmt.Sprintf("%d dropped", p.Dropped))
 	}
 	return strings.Join(why, ", ")
+}
+
+// Percent writes a share (0..1) as a percentage with up to three
+// significant digits: "1%", "0.25%", "37.5%".
+func Percent(share float64) string {
+	return strconv.FormatFloat(100*share, 'g', 3, 64) + "%"
 }
 
 // sloName is the left side of an SLO as the user wrote it (corrected is

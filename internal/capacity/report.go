@@ -16,6 +16,7 @@ type Report struct {
 	SLOs      []string      `json:"slos"` // the --slo expressions as given
 	StepTime  time.Duration `json:"step_time_ns"`
 	Warmup    time.Duration `json:"warmup_ns"`
+	MaxErrors float64       `json:"max_errors"` // share of a probe's requests that may fail or be non-2xx (--max-errors)
 	Outcome
 }
 

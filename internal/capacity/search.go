@@ -52,8 +52,9 @@ type Outcome struct {
 }
 
 // Search runs probes until the capacity is bracketed within cfg's
-// precision, or a bound, gb's own saturation or ctx ends it. each, if not
-// nil, sees every probe as it ends (Retry set when the rate is run again). Errors are run's, or a Config out of range.
+// precision, or a bound, gb's own saturation, an interrupted probe or ctx
+// ends it. each, if not nil, sees every probe as it ends (Retry set when
+// the rate is run again). Errors are run's, or a Config out of range.
 func Search(ctx context.Context, cfg Config, run RunFunc, each func(Probe)) (*Outcome, error) {
 	if cfg.RateMin < 1 || cfg.RateMax < 0 || (cfg.RateMax > 0 && cfg.RateMax < cfg.RateMin) {
 		return nil, errors.New("capacity: want 1 <= RateMin <= RateMax")
@@ -128,50 +129,85 @@ func (s *searcher) search(ctx context.Context) error {
 // with a larger pool while the pool held it back (it fell short of the
 // rate while Little's law, on the service time of the last passing probe
 // or of this one before any passed, says it had too few connections, and
-// each rerun sends more), or as it was when gb's sends ran late though
-// its pool sufficed. done is set when the search must stop (Status set).
+// each rerun sends more; or slow responses held every connection, see
+// CausePoolDry), or as it was when gb's sends ran late though its pool
+// sufficed. A failure that is the server's is run once more to confirm
+// it: one noisy probe does not end the search, the rate fails only when
+// it fails twice. done is set when the search must stop (Status set).
 func (s *searcher) probe(ctx context.Context, rate int64) (pass, done bool, err error) {
 	s.conns = min(max(s.conns, s.pool(float64(rate)*s.svc)), MaxConns)
-	conns, last, late := s.conns, 0.0, 0
-	for try := 0; ; try++ {
-		p, err := s.run(ctx, rate, conns)
+	t := &tries{conns: s.conns}
+	for {
+		p, err := s.run(ctx, rate, t.conns)
 		if err != nil {
 			return false, true, err
 		}
-		need := p.Need
-		if s.svc > 0 {
-			need = float64(rate) * s.svc
-		}
-		grown := min(s.pool(need), MaxConns)
-		switch {
-		case p.Pass || p.ClientBusy || ctx.Err() != nil:
-		case p.ClientLate && late < maxRetries:
-			p.Retry = RetryLate
-		case p.Achieved < MinAchieved*float64(rate) && need*poolHeadroom > float64(conns) && grown > conns &&
-			try-late < maxRetries && (last == 0 || p.Achieved > minGain*last):
-			p.Retry = RetryPool
-		}
+		p.Retry = s.retry(ctx, rate, &p, t)
 		s.record(p)
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || p.Interrupted:
 			s.out.Status = Interrupted
 			return false, true, nil
-		case !p.Pass && (p.ClientBusy || p.ClientLate && p.Retry == ""):
+		case !p.Pass && !p.ErrorsOver && (p.ClientBusy || p.ClientLate && p.Retry == ""):
 			s.out.Status = ClientBound
 			return false, true, nil
-		case p.Retry == RetryLate:
-			late++
-			continue
-		case p.Retry == RetryPool:
-			conns, last = grown, p.Achieved
+		case p.Retry != "":
 			continue
 		}
 		if p.Pass && p.Need > 0 {
 			s.svc = p.Need / float64(rate)
-			s.conns = max(s.conns, conns)
+			s.conns = max(s.conns, t.conns)
 		}
 		return p.Pass, false, nil
 	}
+}
+
+// tries is the state of one rate's reruns.
+type tries struct {
+	conns     int     // the pool of the next run
+	late      int     // reruns because gb ran late
+	pool      int     // reruns with a larger pool
+	last      float64 // the achieved rate of the last pool rerun; 0 = none
+	confirmed bool    // a failure was run again to confirm it
+}
+
+// retry says why p, a run of rate, is run again ("" = it counts) and
+// updates t for the next run.
+func (s *searcher) retry(ctx context.Context, rate int64, p *Probe, t *tries) string {
+	switch {
+	case p.Pass || p.Interrupted || ctx.Err() != nil:
+		return ""
+	case p.ErrorsOver: // the server's failure, whatever gb's state
+		if t.confirmed {
+			return ""
+		}
+		t.confirmed = true
+		return RetryConfirm
+	case p.ClientBusy:
+		return ""
+	}
+	need := p.Need
+	if s.svc > 0 {
+		need = float64(rate) * s.svc
+	}
+	grown := min(s.pool(need), MaxConns)
+	if p.Cause == CausePoolDry {
+		grown = min(2*t.conns, MaxConns)
+	}
+	switch {
+	case p.ClientLate && t.late < maxRetries:
+		t.late++
+		return RetryLate
+	case grown > t.conns && t.pool < maxRetries && (t.last == 0 || p.Achieved > minGain*t.last) &&
+		(p.Cause == CausePoolDry || p.Achieved < MinAchieved*float64(rate) && need*poolHeadroom > float64(t.conns)):
+		t.pool++
+		t.conns, t.last = grown, p.Achieved
+		return RetryPool
+	case !p.ClientLate && !t.confirmed:
+		t.confirmed = true
+		return RetryConfirm
+	}
+	return ""
 }
 
 // pool is the connections for need (Little's law) with room to spare:

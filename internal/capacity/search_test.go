@@ -37,8 +37,9 @@ func (f *fakeServer) run(_ context.Context, rate int64, conns int) (Probe, error
 		f.late[rate]--
 		p.ClientLate, p.LagP99, p.P99 = true, 200000, 210000
 	}
-	p.SLOs = []threshold.Result{{Threshold: f.slo, Measured: float64(p.P99), Known: true, Pass: float64(p.P99) < f.slo.Value}}
-	p.Reason = reason(&p)
+	p.SLOs = []SLOResult{{threshold.Result{Threshold: f.slo, Measured: float64(p.P99), Known: true, Pass: float64(p.P99) < f.slo.Value}}}
+	p.ErrorsOver = p.ErrorShare > DefaultMaxErrors
+	p.Reason = reason(&p, DefaultMaxErrors)
 	p.Pass = p.Reason == ""
 	return p, nil
 }
@@ -108,8 +109,8 @@ func TestSearchGrowsThePool(t *testing.T) {
 func TestSearchBounds(t *testing.T) {
 	f := newFake(t, 50)
 	o, err := Search(context.Background(), Config{RateMin: 100, RateMax: 1000, Conns: 100}, f.run, nil)
-	if err != nil || o.Status != BelowMin || o.Capacity != 0 || len(o.Probes) != 1 {
-		t.Fatalf("limit below the minimum: %v, %+v", err, o)
+	if err != nil || o.Status != BelowMin || o.Capacity != 0 || len(o.Probes) != 2 || o.Probes[0].Retry != RetryConfirm {
+		t.Fatalf("limit below the minimum: %v, %+v: want the failure confirmed by a second probe", err, o)
 	}
 	f = newFake(t, 5000)
 	o, err = Search(context.Background(), Config{RateMin: 100, RateMax: 1000, Conns: 100}, f.run, nil)
@@ -173,6 +174,29 @@ func TestSearchRerunsLateProbes(t *testing.T) {
 	}
 }
 
+// TestSearchErrorsAreTheServers: a probe that failed on errors fails
+// even while gb was busy or late: the search goes on (no client-bound
+// stop), and the rate fails once the failure repeats.
+func TestSearchErrorsAreTheServers(t *testing.T) {
+	f := newFake(t, 100000)
+	f.busyFrom = 400
+	run := func(ctx context.Context, rate int64, conns int) (Probe, error) {
+		p, err := f.run(ctx, rate, conns)
+		if rate > 300 { // the server answers 503 to most requests above 300/s
+			p.Errors, p.Non2xx, p.ErrorShare, p.ErrorsOver = 600, 600, 0.6, true
+			p.Reason, p.Pass = reason(&p, DefaultMaxErrors), false
+		}
+		return p, err
+	}
+	o, err := Search(context.Background(), Config{RateMin: 100, Conns: 100}, run, nil)
+	if err != nil || o.Status != Found || o.Capacity > 300 || o.Failed <= 300 || o.Capacity < 280 {
+		t.Fatalf("%v: status %s capacity %d failed %d: want 300 bracketed", err, o.Status, o.Capacity, o.Failed)
+	}
+	if p := o.probeAt(o.Failed, false); !strings.Contains(p.Reason, "errors 60%") {
+		t.Errorf("failing probe's reason %q", p.Reason)
+	}
+}
+
 func TestSearchInterrupted(t *testing.T) {
 	f := newFake(t, 1234)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -185,6 +209,61 @@ func TestSearchInterrupted(t *testing.T) {
 	o, err := Search(ctx, Config{RateMin: 100, Conns: 100}, run, nil)
 	if err != nil || o.Status != Interrupted || len(o.Probes) != 3 {
 		t.Fatalf("%v %+v", err, o)
+	}
+}
+
+// TestSearchConfirmsFailures: one noisy probe (a failure at a rate the
+// server sustains) does not end the search: the failure is run again and
+// counts only when it repeats.
+func TestSearchConfirmsFailures(t *testing.T) {
+	f := newFake(t, 1234)
+	noisy := map[int64]int{400: 1, 1100: 1} // the first probe at these rates fails
+	run := func(ctx context.Context, rate int64, conns int) (Probe, error) {
+		p, err := f.run(ctx, rate, conns)
+		if noisy[rate] > 0 {
+			noisy[rate]--
+			p.P99, p.SLOs[0].Measured, p.SLOs[0].Pass = 90000, 90000, false
+			p.Reason = reason(&p, DefaultMaxErrors)
+			p.Pass = false
+		}
+		return p, err
+	}
+	o, err := Search(context.Background(), Config{RateMin: 100, Conns: 100}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != Found || o.Capacity > 1234 || o.Failed <= 1234 || o.Capacity < 1100 {
+		t.Fatalf("status %s, capacity %d, failed %d: want the limit 1234 bracketed despite two noisy probes", o.Status, o.Capacity, o.Failed)
+	}
+	confirms := 0
+	for _, p := range o.Probes {
+		if p.Retry == RetryConfirm {
+			confirms++
+		}
+	}
+	if confirms < 2 {
+		t.Errorf("%d confirming reruns, want one per noisy probe at least", confirms)
+	}
+}
+
+// TestSearchInterruptedProbe: a probe a signal cut short ends the search
+// as interrupted; it is neither a pass nor a failure, and the capacity is
+// the last passing rate.
+func TestSearchInterruptedProbe(t *testing.T) {
+	f := newFake(t, 1234)
+	run := func(ctx context.Context, rate int64, conns int) (Probe, error) {
+		p, err := f.run(ctx, rate, conns)
+		if rate == 400 {
+			p.Interrupted, p.Pass, p.Reason = true, false, "interrupted"
+		}
+		return p, err
+	}
+	o, err := Search(context.Background(), Config{RateMin: 100, Conns: 100}, run, nil)
+	if err != nil || o.Status != Interrupted || len(o.Probes) != 3 || o.Capacity != 200 || o.Failed != 0 {
+		t.Fatalf("%v: status %s capacity %d failed %d after %d probes", err, o.Status, o.Capacity, o.Failed, len(o.Probes))
+	}
+	if p := o.Probes[2]; p.Pass || p.Verdict() != "interrupted" || p.Retry != "" {
+		t.Errorf("the cut probe: pass %v, verdict %q, retry %q", p.Pass, p.Verdict(), p.Retry)
 	}
 }
 

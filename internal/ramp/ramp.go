@@ -1,8 +1,8 @@
 // Package ramp is gb ramp's engine: one load per step of rising
-// concurrency or rate on one gb.Plan, keep-alive connections carried from
-// step to step, the sockets of a step drained before the next. Each step
-// is a new gb.Config; the curve and its saturation point are rendered by
-// package report.
+// concurrency or rate, run by the caller's Runner (gb ramp's runs a step
+// of a gb.Plan, keep-alive connections carried from step to step), the
+// sockets of a step drained before the next. The curve and its
+// saturation point are rendered by package report.
 package ramp
 
 import (
@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
@@ -24,21 +23,44 @@ const (
 	MaxSteps        = 1000
 )
 
-// Spec is a ramp: the request (Base: its Concurrency is the connection
-// pool of rate steps), the steps' loads and how the steps follow each
-// other. The zero value of each field selects the default beside it.
+// Spec is a ramp: the steps' loads and how the steps follow each other.
+// The zero value of each field selects the default beside it.
 type Spec struct {
-	Base     gb.Config
 	By       string        // report.ByConcurrency or report.ByRate
 	Levels   []int64       // each step's concurrency, or rate in requests per second, in order
 	PerUser  int64         // concurrency steps: requests per connection; 0 = DefaultPerUser
 	StepTime time.Duration // a rate step's length (0 = DefaultStepTime); caps a concurrency step (0 = no cap)
 	Pause    time.Duration // between steps; 0 = none
-	Options  []gb.Option   // added to every step's run (e.g. gb.WithObserver)
 	// MaxSockets: before a step, wait while more sockets toward the
 	// target are in TIME_WAIT or established by others; 0 = no wait,
 	// negative = half the ephemeral port range.
 	MaxSockets int
+	// MaxErrors is the share of a step's requests that may fail or be
+	// answered non-2xx before the step counts as saturated; 0 = none may.
+	MaxErrors float64
+}
+
+// Load is one step's load, which a Runner turns into a run.
+type Load struct {
+	Requests    int64         // the step's request budget
+	Duration    time.Duration // its time limit; 0 = none
+	Concurrency int           // concurrency steps: the connections; 0 in rate steps (the pool is the Runner's)
+	Rate        int64         // rate steps: requests per second; 0 in concurrency steps
+	Last        bool          // the ramp's last step: no connection needs to outlive it
+}
+
+// Runner runs a ramp's steps; gb ramp's runs them on a gb.Plan.
+type Runner interface {
+	// Step runs one step at load l and returns its result (a step a
+	// signal cut short has StoppedBy stats.StopSignal). progress, when
+	// the Runner can, is called about once a second while the step runs
+	// with the requests ended and the time elapsed so far, and once more
+	// after the step's workers stopped.
+	Step(ctx context.Context, l Load, progress func(done int64, elapsed time.Duration)) (*stats.Result, error)
+	// Addr is the target's host:port, for the socket count between steps.
+	Addr() string
+	// Held is the connections kept open for the next step.
+	Held() int
 }
 
 // Hooks let the caller watch a ramp; nil fields are skipped.
@@ -47,8 +69,11 @@ type Hooks struct {
 	// ramp so far, that step last; an error ends the ramp and is
 	// returned by Run.
 	Step func(i int, rp *report.Ramp) error
-	Note func(msg string) // progress between steps
-	Warn func(msg string) // a drain that gave up
+	// Start is called as step i (1-based) is about to run, after the
+	// pause and the socket drain before it.
+	Start func(i int)
+	Note  func(msg string) // progress between steps
+	Warn  func(msg string) // a drain that gave up
 }
 
 // Outcome is what a ramp did: the completed steps, and how it ended.
@@ -86,32 +111,30 @@ func (s *Spec) stepTime() time.Duration {
 	return s.StepTime
 }
 
-// Step returns the Config of the step at load l. A rate step is bounded
+// Step returns the load of the step at level l. A rate step is bounded
 // by its request count, so it ends without cutting requests off (and its
 // connections stay usable); it is cut at twice its time when the server
 // cannot keep up.
-func (s *Spec) Step(l int64) gb.Config {
-	c := s.Base
-	c.Requests = s.Requests(l)
-	c.Duration = s.stepTime()
+func (s *Spec) Step(l int64) Load {
+	ld := Load{Requests: s.Requests(l), Duration: s.stepTime()}
 	if s.By == report.ByRate {
-		c.Duration = 2 * s.stepTime()
-		c.Rate = gb.Rate{Freq: l, Per: time.Second}
+		ld.Duration, ld.Rate = 2*s.stepTime(), l
 	} else {
-		c.Concurrency = int(l)
+		ld.Concurrency = int(l)
 	}
-	return c
+	return ld
 }
 
-// Largest is the Config of the heaviest step, the one to make the Plan
-// from (so that its checks see the largest load). Rate steps are
-// checked as time-bounded runs.
-func (s *Spec) Largest() gb.Config {
-	c := s.Step(s.Levels[len(s.Levels)-1])
+// Largest is the load of the heaviest step, the one to check the run's
+// configuration against (so that its checks see the largest load). Rate
+// steps are checked as time-bounded runs (Requests 0).
+func (s *Spec) Largest() Load {
+	ld := s.Step(s.Levels[len(s.Levels)-1])
 	if s.By == report.ByRate {
-		c.Requests = 0
+		ld.Requests = 0
 	}
-	return c
+	ld.Last = true
+	return ld
 }
 
 // Levels returns from, from+step, ... up to to; step 0 means from.
@@ -135,18 +158,20 @@ func Levels(fromName, toName string, from, to, step int64) ([]int64, error) {
 	return ls, nil
 }
 
-// Run runs the steps in order on p, which must have been made from
-// s.Largest() on the goroutine engine. Cancelling ctx interrupts the ramp
+// Run runs the steps in order on p. Cancelling ctx interrupts the ramp
 // (the Outcome says where); every completed step is in the Outcome.
-func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
+func Run(ctx context.Context, p Runner, s Spec, h Hooks) (*Outcome, error) {
 	if len(s.Levels) == 0 {
 		return nil, errors.New("ramp: no steps")
 	}
-	out := &Outcome{Ramp: report.Ramp{By: s.By}}
+	out := &Outcome{Ramp: report.Ramp{By: s.By, MaxErrors: s.MaxErrors}}
 	for i, l := range s.Levels {
 		if i > 0 && !s.between(ctx, p, i, h) {
 			out.Interrupted, out.Between = i+1, true
 			break
+		}
+		if h.Start != nil {
+			h.Start(i + 1)
 		}
 		res, rates, err := s.step(ctx, p, l, i == len(s.Levels)-1)
 		if err != nil {
@@ -158,7 +183,7 @@ func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
 		}
 		out.Ramp.Steps = append(out.Ramp.Steps, res)
 		out.Ramp.ReplyRates = append(out.Ramp.ReplyRates, rates)
-		out.Ramp.Saturation = report.Saturation(out.Ramp.By, out.Ramp.Steps) + 1
+		out.Ramp.Analyse()
 		if h.Step != nil {
 			if err := h.Step(i+1, &out.Ramp); err != nil {
 				return out, err
@@ -172,23 +197,20 @@ func Run(ctx context.Context, p *gb.Plan, s Spec, h Hooks) (*Outcome, error) {
 	return out, nil
 }
 
-// step runs one step at load l and returns its result and its reply-rate
-// samples (requests ended in each whole second). Connections stay open
-// for the next step when keep-alive is on and this is not the last step.
-func (s *Spec) step(ctx context.Context, p *gb.Plan, l int64, last bool) (*stats.Result, []float64, error) {
+// step runs one step at level l and returns its result and its
+// reply-rate samples (requests ended in each whole second).
+func (s *Spec) step(ctx context.Context, p Runner, l int64, last bool) (*stats.Result, []float64, error) {
 	var rates []float64
-	var prev gb.Progress
-	opts := []gb.Option{gb.WithProgress(time.Second, func(now gb.Progress) {
-		if now.Elapsed > prev.Elapsed {
-			rates = append(rates, float64(now.Done-prev.Done)/(now.Elapsed-prev.Elapsed).Seconds())
+	var prevDone int64
+	var prevElapsed time.Duration
+	ld := s.Step(l)
+	ld.Last = last
+	res, err := p.Step(ctx, ld, func(done int64, elapsed time.Duration) {
+		if elapsed > prevElapsed {
+			rates = append(rates, float64(done-prevDone)/(elapsed-prevElapsed).Seconds())
 		}
-		prev = now
-	})}
-	opts = append(opts, s.Options...)
-	if !last {
-		opts = append(opts, gb.Carry())
-	}
-	res, err := p.Step(ctx, s.Step(l), opts...)
+		prevDone, prevElapsed = done, elapsed
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,7 +222,7 @@ func (s *Spec) step(ctx context.Context, p *gb.Plan, l int64, last bool) (*stats
 
 // between pauses before step i (0-based) and waits for the sockets of the
 // last step to drain; it reports false when ctx ended first.
-func (s *Spec) between(ctx context.Context, p *gb.Plan, i int, h Hooks) bool {
+func (s *Spec) between(ctx context.Context, p Runner, i int, h Hooks) bool {
 	if !sleepCtx(ctx, s.Pause) {
 		return false
 	}

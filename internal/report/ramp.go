@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -24,13 +26,32 @@ type Ramp struct {
 	By string `json:"steps_by"`
 	// Saturation is the 1-based number of the saturation step (see
 	// [Saturation]); 0 when the ramp found none.
-	Saturation int             `json:"saturation_step"`
-	Steps      []*stats.Result `json:"steps"`
+	Saturation int `json:"saturation_step"`
+	// Stopped is the 1-based number of the step in which the server
+	// stopped answering (see [Stopped]); 0 when it answered every step.
+	Stopped int `json:"stopped_step,omitempty"`
+	// MaxErrors is the share of a step's requests that may fail or be
+	// answered non-2xx before the step counts as saturated (--max-errors);
+	// 0 = none may.
+	MaxErrors float64         `json:"max_errors"`
+	Steps     []*stats.Result `json:"steps"`
 	// ReplyRates holds, per step, the requests ended per second in each
 	// whole second of the step, from which the autobench file takes its
 	// min/avg/max/stddev reply rates. nil or empty for a step shorter
 	// than a second.
 	ReplyRates [][]float64 `json:"reply_rates"`
+}
+
+// UnmarshalJSON reads a ramp file; one written before max_errors existed
+// gets the default bound (capacity.DefaultMaxErrors), not 0.
+func (rp *Ramp) UnmarshalJSON(b []byte) error {
+	type plain Ramp // Ramp's fields without this method
+	p := plain{MaxErrors: capacity.DefaultMaxErrors}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*rp = Ramp(p)
+	return nil
 }
 
 // Loads that a ramp steps through (Ramp.By).
@@ -55,8 +76,57 @@ const (
 	rateLagP50  = 5 * time.Millisecond // half the requests sent later than this: the schedule slipped
 )
 
+// Analyse sets rp's Stopped and Saturation from its steps.
+func (rp *Ramp) Analyse() {
+	rp.Stopped = Stopped(rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, rp.MaxErrors) + 1
+}
+
+// Stopped returns the index of the step in which the server stopped
+// answering (a server that died, not one that saturated), or -1 when it
+// answered to the end. That is the first dead step (requests were sent,
+// none got a response, and connections were refused or failed to open),
+// or the step before it when most of that step's failures were failed
+// connections too: the server died during it.
+func Stopped(steps []*stats.Result) int {
+	for i, s := range steps {
+		if s.Counts.Dispatched > 0 && s.Complete() == 0 && s.Breakdown().Connect > 0 {
+			if i > 0 && 2*steps[i-1].Breakdown().Connect > steps[i-1].Totals().Failed && steps[i-1].Breakdown().Connect > 0 {
+				return i - 1
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// ErrorShare is the share of a step's ended requests (responses and
+// failures) that failed or were answered non-2xx: stats.Totals'
+// ErrorRate plus Non2xxRate.
+func ErrorShare(r *stats.Result) float64 {
+	t := r.Totals()
+	return t.ErrorRate + t.Non2xxRate
+}
+
+// Overloaded says how step s's errors exceed maxErrors (a share), or
+// returns "" when they do not.
+func Overloaded(s *stats.Result, maxErrors float64) string {
+	share := ErrorShare(s)
+	if share <= maxErrors {
+		return ""
+	}
+	t := s.Totals()
+	return fmt.Sprintf("%s of its requests failed or were answered non-2xx (%d failed, %d non-2xx; --max-errors %s)",
+		capacity.Percent(share), t.Failed, t.Non2xx, capacity.Percent(maxErrors))
+}
+
 // Saturation returns the index of the saturation step of steps (in load
-// order, all of one kind), or -1 when there is none.
+// order, all of one kind), or -1 when there is none. Steps from the one
+// in which the server stopped answering on (see [Stopped]) are left out:
+// a dead server is not a saturated one.
+//
+// The first step whose errors exceed maxErrors (see [Overloaded]) is the
+// saturation step, unless the rules below find an earlier one.
 //
 // In rate steps (by is ByRate) it is the first step that missed its
 // target (see [Missed]): the server could not keep up with that rate.
@@ -75,7 +145,24 @@ const (
 // A step past which throughput falls (the server collapses) qualifies
 // too, and so does the first step when the server was saturated from the
 // start.
-func Saturation(by string, steps []*stats.Result) int {
+func Saturation(by string, steps []*stats.Result, maxErrors float64) int {
+	if i := Stopped(steps); i >= 0 {
+		steps = steps[:i]
+	}
+	k := knee(by, steps)
+	for i, s := range steps {
+		if Overloaded(s, maxErrors) != "" {
+			if k >= 0 && k < i {
+				return k
+			}
+			return i
+		}
+	}
+	return k
+}
+
+// knee is Saturation's rule on latency and throughput alone.
+func knee(by string, steps []*stats.Result) int {
 	if by == ByRate {
 		for i := range steps {
 			if Missed(steps, i) != "" {
@@ -121,7 +208,25 @@ func Saturation(by string, steps []*stats.Result) int {
 //     times the lowest corrected p99 of the earlier steps, and at least
 //     5 ms above it: requests queued behind the schedule;
 //   - or the sends fell behind: its lag p50 is above 5 ms.
+//
+// When capacity.Diagnose finds that gb sent late (its pool ran dry, or
+// it was short of CPU), the reason says so after a colon: the step missed
+// its rate, but the server may not be why. (A pool short by Little's law
+// is not named: a saturated server's queue makes the service time, and
+// with it the connections needed, grow.)
 func Missed(steps []*stats.Result, i int) string {
+	why := missed(steps, i)
+	if why == "" {
+		return ""
+	}
+	if d := capacity.Diagnose(capacity.SignalsOf(steps[i], steps[i].Target.Concurrency)); d.GBs() && d.Cause != capacity.CausePool {
+		why += ": " + d.Explain()
+	}
+	return why
+}
+
+// missed is Missed's rule, without the diagnosis.
+func missed(steps []*stats.Result, i int) string {
 	s := steps[i]
 	if s.Target.Rate <= 0 {
 		return ""
@@ -255,29 +360,53 @@ func RampStep(w io.Writer, by string, n int, r *stats.Result) error {
 	return err
 }
 
-// RampSummary writes the ramp's conclusion: the saturation step, or that
-// the ramp found none. For rate steps it names the first step that missed
-// its target and how (see [Missed]), and the highest rate held; the advice
-// to raise the last step's load appears only when no step missed.
+// RampSummary writes the ramp's conclusion: the step in which the server
+// stopped answering, if it did, then the saturation step, or that the
+// ramp found none. For rate steps it names the first step that missed its
+// target and how (see [Missed]), and the highest rate held; for a step
+// saturated by its errors, how many (see [Overloaded]). The advice to
+// raise the last step's load appears only when no step missed, none
+// erred and the server answered to the end.
 func RampSummary(w io.Writer, rp *Ramp) error {
-	steps, n := rp.Steps, rp.Saturation
-	if rp.By == ByRate && (n < 1 || n > len(steps)) {
-		n = Saturation(ByRate, steps) + 1 // a ramp read back may lack it; never advise more load past a miss
+	steps, n, stop := rp.Steps, rp.Saturation, rp.Stopped
+	if stop < 1 || stop > len(steps) {
+		stop = Stopped(steps) + 1 // a ramp read back may lack it
 	}
-	if n < 1 || n > len(steps) {
+	live := steps
+	if stop > 0 {
+		live = steps[:stop-1]
+		if err := stoppedSummary(w, rp.By, steps[stop-1], stop); err != nil {
+			return err
+		}
+	}
+	if rp.By == ByRate && (n < 1 || n > len(live)) {
+		n = Saturation(ByRate, steps, rp.MaxErrors) + 1 // a ramp read back may lack it; never advise more load past a miss
+	}
+	if n < 1 || n > len(live) {
 		what := "throughput did not level off while p99 rose"
 		if rp.By == ByRate {
 			what = "every step served its target rate without a jump in corrected latency or lag"
 		}
-		_, err := fmt.Fprintf(w, "saturation: none found: %s; raise the last step's %s\n", what, loadName(rp.By))
+		advice := "; raise the last step's " + loadName(rp.By)
+		if stop > 0 {
+			advice = " before the server stopped answering"
+		}
+		_, err := fmt.Fprintf(w, "saturation: none found: %s%s\n", what, advice)
 		return err
 	}
+	why, missed := Overloaded(steps[n-1], rp.MaxErrors), ""
 	if rp.By == ByRate {
-		if why := Missed(steps, n-1); why != "" {
-			return rateSummary(w, steps, n, why)
-		}
+		missed = Missed(steps, n-1)
 	}
-	s, last, later := steps[n-1], steps[len(steps)-1], steps[n:]
+	switch {
+	case missed != "" && why != "":
+		return missedSummary(w, rp.By, live, n, " missed its target: "+missed+", and "+why)
+	case missed != "":
+		return missedSummary(w, rp.By, live, n, " missed its target: "+missed)
+	case why != "":
+		return missedSummary(w, rp.By, live, n, ": "+why)
+	}
+	s, last, later := steps[n-1], live[len(live)-1], live[n:]
 	tputs := make([]float64, len(later))
 	for i, t := range later {
 		tputs[i] = throughput(t)
@@ -293,19 +422,52 @@ func RampSummary(w io.Writer, rp *Ramp) error {
 	return err
 }
 
-// rateSummary writes the conclusion of a rate ramp whose step n (1-based)
-// missed its target, for the reason why.
-func rateSummary(w io.Writer, steps []*stats.Result, n int, why string) error {
+// stoppedSummary writes the line of step n (1-based), s, in which the
+// server stopped answering.
+func stoppedSummary(w io.Writer, by string, s *stats.Result, n int) error {
+	what := fmt.Sprintf("no response to %d requests", s.Counts.Dispatched)
+	if s.Complete() > 0 {
+		what = fmt.Sprintf("%d responses, then none", s.Complete())
+	}
+	_, err := fmt.Fprintf(w, "server stopped answering: step %d, %s %s: %s; %d failed to connect (%s); not a saturation point\n",
+		n, loadName(by), loadString(by, s), what, s.Breakdown().Connect, defuseControls(mostCommon(s.Counts.Errors)))
+	return err
+}
+
+// mostCommon is the most frequent failure message, or "no message".
+func mostCommon(errs map[string]int64) string {
+	msg, n := "no message", int64(0)
+	for m, c := range errs {
+		if c > n || c == n && m < msg {
+			msg, n = m, c
+		}
+	}
+	return msg
+}
+
+// missedSummary writes the conclusion of a ramp whose step n (1-based)
+// missed its target rate or erred, for the reason why (from its leading
+// ": " or " missed its target: "), and the step before it, the highest
+// load held.
+func missedSummary(w io.Writer, by string, steps []*stats.Result, n int, why string) error {
 	s := steps[n-1]
-	held := "; no step held its target rate: start the ramp lower"
+	held := "; no step held: start the ramp lower"
 	if n > 1 {
 		h := steps[n-2]
-		held = fmt.Sprintf("; the highest rate held was %s (step %d: %.2f req/s at corrected p99 %s ms)",
-			loadString(ByRate, h), n-1, throughput(h), ms(float64(percentile(latency(ByRate, h), 99))))
+		held = fmt.Sprintf("; the highest %s held was %s (step %d: %.2f req/s at %s %s ms)",
+			loadName(by), loadString(by, h), n-1, throughput(h), p99Name(by), ms(float64(percentile(latency(by, h), 99))))
 	}
-	_, err := fmt.Fprintf(w, "saturation: step %d, rate %s missed its target: %s; corrected p99 %s ms%s\n",
-		n, loadString(ByRate, s), why, ms(float64(percentile(latency(ByRate, s), 99))), held)
+	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s%s; %s %s ms%s\n",
+		n, loadName(by), loadString(by, s), why, p99Name(by), ms(float64(percentile(latency(by, s), 99))), held)
 	return err
+}
+
+// p99Name names the p99 a ramp reports (see latency).
+func p99Name(by string) string {
+	if by == ByRate {
+		return "corrected p99"
+	}
+	return "p99"
 }
 
 // RampJSON writes rp as indented JSON (two spaces) with a trailing

@@ -52,7 +52,7 @@ func concurrencyRamp() *Ramp {
 		offset += elapsed + time.Second
 	}
 	rp.ReplyRates[7] = []float64{790, 801.5, 795}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	return rp
 }
 
@@ -76,7 +76,7 @@ func rateRamp() *Ramp {
 		rp.ReplyRates = append(rp.ReplyRates, []float64{float64(min(rate, 800))})
 		offset += elapsed + time.Second
 	}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	return rp
 }
 
@@ -143,10 +143,10 @@ func TestRateRampMissedTarget(t *testing.T) {
 		rp.Steps = append(rp.Steps, rampStep(tg, st.rate, 300, st.queue, elapsed, offset, uint64(20+i)))
 		offset += elapsed
 	}
-	if got := Saturation(ByConcurrency, rp.Steps); got != -1 {
+	if got := Saturation(ByConcurrency, rp.Steps, 0.01); got != -1 {
 		t.Fatalf("fixture: the concurrency rule finds step %d; it should find none", got+1)
 	}
-	rp.Saturation = Saturation(rp.By, rp.Steps) + 1
+	rp.Saturation = Saturation(rp.By, rp.Steps, 0.01) + 1
 	if rp.Saturation != 3 {
 		t.Fatalf("saturation step %d, want 3", rp.Saturation)
 	}
@@ -203,7 +203,7 @@ func TestMissedRule(t *testing.T) {
 		{"served short", []float64{1000, 2000, 2800}, []int64{300, 320, 350}, []int64{0, 0, 0}, 2, "it served 2800.00 of its 3000 req/s"},
 		{"corrected jump", []float64{1000, 2000, 3000}, []int64{300, 320, 9000}, []int64{0, 0, 0}, 2, "its corrected p50 jumped to 9.000 ms (lowest earlier p99 0.300 ms)"},
 		{"a small jump is noise", []float64{1000, 2000, 3000}, []int64{300, 320, 2000}, []int64{0, 0, 0}, -1, ""},
-		{"lag", []float64{1000, 2000, 3000}, []int64{300, 320, 350}, []int64{0, 0, 6000}, 2, "its sends fell behind the schedule (lag p50 6.000 ms)"},
+		{"lag", []float64{1000, 2000, 3000}, []int64{300, 320, 350}, []int64{0, 0, 6000}, 2, "its sends fell behind the schedule (lag p50 6.000 ms): gb sent late, not the server (lag p99 6.00 ms, service p99 0.300 ms) though its 10 connections sufficed (about 2 needed): gb was short of CPU time; run it where it has a core of its own"},
 		{"first step missed", []float64{500, 1000}, []int64{300, 300}, []int64{0, 0}, 0, "it served 500.00 of its 1000 req/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestMissedRule(t *testing.T) {
 			for i := range tc.served {
 				steps = append(steps, rateStep(float64(1000*(i+1)), tc.served[i], tc.corrected[i], tc.lag[i]))
 			}
-			got := Saturation(ByRate, steps)
+			got := Saturation(ByRate, steps, 0.01)
 			if got != tc.want {
 				t.Fatalf("Saturation = %d, want %d", got, tc.want)
 			}
@@ -256,7 +256,7 @@ func TestSaturationRule(t *testing.T) {
 			for i, c := range tc.loads {
 				steps = append(steps, flatStep(c, tc.tput[i], tc.p99[i]*1000))
 			}
-			if got := Saturation(ByConcurrency, steps); got != tc.want {
+			if got := Saturation(ByConcurrency, steps, 0.01); got != tc.want {
 				t.Errorf("Saturation = %d, want %d", got, tc.want)
 			}
 		})
@@ -371,5 +371,102 @@ func TestRampPlotRendersPNG(t *testing.T) {
 				t.Fatalf("ramp.png: %v, %d bytes, not a PNG", err, len(png))
 			}
 		})
+	}
+}
+
+// erringStep is a concurrency step of 100 requests at tput req/s and 2 ms
+// each, of which bad were answered 503 and refused were refused
+// connections (no response).
+func erringStep(c int, tput float64, bad, refused int) *stats.Result {
+	reqs := make([]req, 100)
+	for i := range reqs {
+		switch {
+		case i < refused:
+			reqs[i] = req{outcome: stats.FailConnect}
+		case i < refused+bad:
+			reqs[i] = req{outcome: stats.Non2xx, status: 503, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+		default:
+			reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+		}
+	}
+	elapsed := time.Duration(100 / tput * float64(time.Second))
+	return build(spec{target: target("/", c, 100), elapsed: elapsed, stoppedBy: stats.StopCount, reqs: reqs})
+}
+
+// TestRampErrorsSaturate: a step whose errors (non-2xx or failures)
+// exceed --max-errors is the saturation step, even while throughput
+// rises and p99 stays flat; allowed errors are not.
+func TestRampErrorsSaturate(t *testing.T) {
+	steps := []*stats.Result{erringStep(1, 100, 0, 0), erringStep(2, 200, 0, 0), erringStep(3, 300, 50, 0), erringStep(4, 400, 80, 0)}
+	rp := &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	if rp.Saturation != 3 || !strings.HasPrefix(b.String(), "saturation: step 3, concurrency 3: 50% of its requests failed or were answered non-2xx (0 failed, 50 non-2xx; --max-errors 1%); p99 2.000 ms; the highest concurrency held was 2 (step 2") {
+		t.Errorf("saturation step %d:\n%s", rp.Saturation, b.String())
+	}
+	rp = &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 1}
+	rp.Analyse()
+	if rp.Saturation != 0 {
+		t.Errorf("errors allowed (--max-errors 100%%): saturation step %d", rp.Saturation)
+	}
+}
+
+// TestRampServerStopped: a server that died in step 4 (every connection
+// refused) is "server stopped answering" there, not a saturation point,
+// and the steps before it are judged alone.
+func TestRampServerStopped(t *testing.T) {
+	steps := []*stats.Result{erringStep(1, 100, 0, 0), erringStep(2, 200, 0, 0), erringStep(3, 300, 0, 0), erringStep(4, 1000, 0, 100)}
+	rp := &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	want := "server stopped answering: step 4, concurrency 4: no response to 100 requests; 100 failed to connect"
+	if rp.Stopped != 4 || rp.Saturation != 0 || !strings.HasPrefix(b.String(), want) ||
+		!strings.Contains(b.String(), "saturation: none found: throughput did not level off while p99 rose before the server stopped answering\n") {
+		t.Errorf("stopped %d, saturation %d:\n%s", rp.Stopped, rp.Saturation, b.String())
+	}
+	// The server died during step 3: its failures are refused
+	// connections, and step 4 got no response. Step 3 is where it
+	// stopped, not a step saturated by its errors.
+	steps[2] = erringStep(3, 300, 0, 40)
+	rp = &Ramp{By: ByConcurrency, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	b.Reset()
+	_ = RampSummary(&b, rp)
+	if want := "server stopped answering: step 3, concurrency 3: 60 responses, then none; 40 failed to connect"; rp.Stopped != 3 || rp.Saturation != 0 || !strings.HasPrefix(b.String(), want) {
+		t.Errorf("died in step 3: stopped %d, saturation %d:\n%s", rp.Stopped, rp.Saturation, b.String())
+	}
+}
+
+// TestRateRampErrors: a rate step that held its rate but erred is the
+// saturation step, for its errors, not a missed target.
+func TestRateRampErrors(t *testing.T) {
+	steps := []*stats.Result{rateStep(1000, 1000, 300, 0), rateStep(2000, 2000, 300, 0)}
+	steps[1].Counts.Outcomes[stats.OK] -= 100
+	steps[1].Counts.Outcomes[stats.Non2xx] += 100
+	rp := &Ramp{By: ByRate, Steps: steps, MaxErrors: 0.01}
+	rp.Analyse()
+	var b bytes.Buffer
+	if err := RampSummary(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	if want := "saturation: step 2, rate 2000: 5% of its requests failed or were answered non-2xx (0 failed, 100 non-2xx; --max-errors 1%); corrected p99 0.300 ms; the highest rate held was 1000 (step 1"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to begin:\n%s", b.String(), want)
+	}
+}
+
+// TestRampJSONMaxErrors: max_errors reads back as written, 0 included;
+// a file from before it existed gets the default 1%.
+func TestRampJSONMaxErrors(t *testing.T) {
+	for in, want := range map[string]float64{`{"steps_by":"rate","max_errors":0}`: 0, `{"steps_by":"rate","max_errors":0.5}`: 0.5, `{"steps_by":"rate"}`: 0.01} {
+		var rp Ramp
+		if err := json.Unmarshal([]byte(in), &rp); err != nil || rp.MaxErrors != want || rp.By != ByRate {
+			t.Errorf("%s: %v, max errors %v, by %q", in, err, rp.MaxErrors, rp.By)
+		}
 	}
 }

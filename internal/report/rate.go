@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -59,51 +60,29 @@ const minRSSConns = 256
 // cores is gb's average CPU use during the run, in cores.
 func cores(r *stats.Result) float64 { return r.Client.Cores(r.Elapsed) }
 
-// Thresholds of the warnings.
-const (
-	minAchieved   = 0.99                   // achieved/target below this is a shortfall
-	maxLagP99     = 5 * time.Millisecond   // a lag p99 above this distorts corrected latency
-	busyClient    = 0.9                    // share of gb's cores above which gb itself is the limit
-	busyPoolShare = 0.8                    // share of -c that the load needs before the pool is too small
-	minWarnTime   = 100 * time.Millisecond // shorter runs are too short to judge
-)
+// minWarnTime is the shortest run the warnings judge: shorter runs are
+// too short to judge.
+const minWarnTime = 100 * time.Millisecond
 
 // warnings says when the numbers should not be trusted as the server's:
-// the rate was not reached, the pacer ran late, or gb was the bottleneck.
+// the rate was not reached or the pacer ran late, with the cause
+// capacity.Diagnose finds (the same gb capacity gives), or gb was the
+// bottleneck.
 func warnings(r *stats.Result) []string {
 	if r.Elapsed < minWarnTime {
 		return nil
 	}
 	var out []string
-	clientBusy := r.Client.MaxProcs > 0 && cores(r) >= busyClient*float64(r.Client.MaxProcs)
+	d := capacity.Diagnose(capacity.SignalsOf(r, r.Target.Concurrency))
 	if r.Target.Rate > 0 {
-		lag := time.Duration(r.Latency[stats.Lag].Percentile(99)) * time.Microsecond
-		if a := achieved(r); a < minAchieved*r.Target.Rate {
-			out = append(out, fmt.Sprintf("achieved %.2f req/s is below the target %.2f: %s", a, r.Target.Rate, shortfallCause(r, clientBusy)))
-		} else if lag > maxLagP99 {
-			out = append(out, fmt.Sprintf("sends ran late (lag p99 %.3fms): %s", float64(lag)/float64(time.Millisecond), shortfallCause(r, clientBusy)))
+		if a := achieved(r); d.Short {
+			out = append(out, fmt.Sprintf("achieved %.2f req/s is below the target %.2f: %s", a, r.Target.Rate, d.Explain()))
+		} else if d.Late {
+			out = append(out, fmt.Sprintf("sends ran late (lag p99 %.3fms): %s", float64(d.LagP99)/1000, d.Explain()))
 		}
 	}
-	if clientBusy {
+	if r.Client.MaxProcs > 0 && cores(r) >= capacity.BusyClient*float64(r.Client.MaxProcs) {
 		out = append(out, fmt.Sprintf("gb used %.2f of its %d cores: the client may be the bottleneck, not the server", cores(r), r.Client.MaxProcs))
 	}
 	return out
-}
-
-// shortfallCause names the likely cause of a rate shortfall: too few
-// connections for the service time (Little's law), a saturated client, or
-// a slow server.
-func shortfallCause(r *stats.Result, clientBusy bool) string {
-	d := r.Latency[stats.Total]
-	if d != nil && d.Count > 0 {
-		need := r.Target.Rate * d.Mean() / 1e6
-		if need > busyPoolShare*float64(r.Target.Concurrency) {
-			return fmt.Sprintf("too few connections (at a mean service time of %.3fms the rate needs about %.0f; -c is %d)",
-				d.Mean()/1000, need+1, r.Target.Concurrency)
-		}
-	}
-	if clientBusy {
-		return "the client is saturated"
-	}
-	return "the server is too slow for this rate"
 }

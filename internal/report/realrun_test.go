@@ -117,7 +117,8 @@ func realRamp(t *testing.T) *report.Ramp {
 	for _, c := range []int{2, 4, 6, 8, 10, 12, 16, 20} {
 		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 400*time.Millisecond, 0))
 	}
-	rp.Saturation = report.Saturation(rp.By, rp.Steps) + 1
+	rp.MaxErrors = 0.01
+	rp.Analyse()
 	return rp
 }
 
