@@ -35,7 +35,7 @@ type rampRun struct {
 // file could not be written.
 func (r *rampRun) run(sig <-chan os.Signal) int {
 	if r.o.cfg.CPUs > 0 {
-		useCores(r.p)
+		useCores(r.p.Plan)
 	}
 	r.out = r.stdout // where "-" files go
 	if r.ro.writesStdout() {
