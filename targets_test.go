@@ -1,14 +1,19 @@
 package gb_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -274,7 +279,9 @@ func TestTargetsFileErrors(t *testing.T) {
 		{"GET http://127.0.0.1:1/a\n\nGETT\n", `targets.txt:3: want "METHOD URL", got "GETT"`},
 		{"get http://127.0.0.1:1/a\n", `targets.txt:1: want "METHOD URL", got "get http://127.0.0.1:1/a"`},
 		{"# only\nGET http://127.0.0.1:1/a\nNoColon\n", `targets.txt:3: want a "Name: value" header, an @body line or a blank line, got "NoColon"`},
-		{"GET http://127.0.0.1:1/a\nGET http://127.0.0.1:1/b\n", `targets.txt:2: want a "Name: value" header, an @body line or a blank line, got "GET http://127.0.0.1:1/b"`},
+		{"GET http://127.0.0.1:1/a\nGET\n", `targets.txt:2: want a "Name: value" header, an @body line or a blank line, got "GET"`},
+		{"POST http://127.0.0.1:1/a\n@/dev/zero\n", `targets.txt:2: body file "/dev/zero" is not a regular file`},
+		{"POST http://127.0.0.1:1/a\n@" + dir + "\n", `targets.txt:2: body file "` + dir + `" is not a regular file`},
 		{"POST http://127.0.0.1:1/a\n@/nonexistent/body.json\n", `targets.txt:2: cannot read body file "/nonexistent/body.json": no such file or directory`},
 		{"GET ftp://127.0.0.1/a\n", `targets.txt:1: unsupported URL scheme "ftp" (supported: http, https, http+unix, https+unix)`},
 		{"\n\nGET http://\n", `targets.txt:3: invalid URL "http://"`},
@@ -343,5 +350,142 @@ func TestPlanTargets(t *testing.T) {
 	}
 	if got := one.Targets(); !slices.Equal(got, []string{"HEAD http://127.0.0.1:1/a"}) {
 		t.Errorf("one target: %q", got)
+	}
+}
+
+// recorder is a loopback HTTP/1.1 server that answers 200 to every
+// request and keeps each request's header section, in arrival order.
+type recorder struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	reqs []string
+}
+
+func startRecorder(t *testing.T) *recorder {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go r.serve(c)
+		}
+	}()
+	return r
+}
+
+func (r *recorder) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		var head bytes.Buffer
+		_ = req.Header.Write(&head)
+		_, _ = io.Copy(io.Discard, req.Body)
+		r.mu.Lock()
+		r.reqs = append(r.reqs, req.Method+" "+req.URL.Path+"\n"+head.String())
+		r.mu.Unlock()
+		if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+			return
+		}
+	}
+}
+
+// requests returns the recorded requests whose first line is prefix.
+func (r *recorder) requests(prefix string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, q := range r.reqs {
+		if strings.HasPrefix(q, prefix+"\n") {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// TestTargetsFileVegetaFormat: vegeta's simplest targets file, one
+// "GET URL" line per target with no blank lines, is a list of targets,
+// and so is a target's header lines followed directly by the next
+// "METHOD URL" line. On the wire (a recording server): an @file body goes
+// with its Content-Length and no Content-Type unless the file sets one
+// (vegeta sends none), and a bodyless POST, PUT or PATCH says
+// Content-Length: 0.
+func TestTargetsFileVegetaFormat(t *testing.T) {
+	rec := startRecorder(t)
+	base := "http://" + rec.ln.Addr().String()
+	dir := t.TempDir()
+	body := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(body, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	simple, err := gb.ReadTargets(writeTargets(t, dir, fmt.Sprintf("GET %[1]s/a\nGET %[1]s/b\nGET %[1]s/c\n", base)))
+	if err != nil {
+		t.Fatalf("vegeta's simplest file: %v", err)
+	}
+	if len(simple) != 3 || simple[2].URL != base+"/c" || simple[1].Source != filepath.Join(dir, "targets.txt")+":2" {
+		t.Fatalf("vegeta's simplest file: %+v", simple)
+	}
+	ts, err := gb.ReadTargets(writeTargets(t, dir, fmt.Sprintf(`GET %[1]s/h
+X-Account: 8675309
+POST %[1]s/bare
+@%[2]s
+POST %[1]s/typed
+Content-Type: application/json
+@%[2]s
+POST %[1]s/empty
+PUT %[1]s/empty
+PATCH %[1]s/empty
+`, base, body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 6 || len(ts[0].Headers) != 1 || ts[0].Headers[0] != "X-Account: 8675309" {
+		t.Fatalf("targets %+v", ts)
+	}
+	res, err := gb.Run(context.Background(), gb.Config{Targets: ts, Requests: 6, Concurrency: 1, KeepAlive: true,
+		Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Outcomes[stats.OK] != 6 {
+		t.Fatalf("outcomes %v, errors %v", res.Counts.Outcomes, res.Counts.Errors)
+	}
+	for _, tc := range []struct {
+		first      string
+		want, nots []string
+	}{
+		{"GET /h", []string{"X-Account: 8675309"}, []string{"Content-Length", "Content-Type"}},
+		{"POST /bare", []string{"Content-Length: 7"}, []string{"Content-Type"}},
+		{"POST /typed", []string{"Content-Length: 7", "Content-Type: application/json"}, []string{"text/plain"}},
+		{"POST /empty", []string{"Content-Length: 0"}, []string{"Content-Type"}},
+		{"PUT /empty", []string{"Content-Length: 0"}, []string{"Content-Type"}},
+		{"PATCH /empty", []string{"Content-Length: 0"}, []string{"Content-Type"}},
+	} {
+		got := rec.requests(tc.first)
+		if len(got) != 1 {
+			t.Errorf("%s: %d requests recorded", tc.first, len(got))
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got[0], w+"\r\n") {
+				t.Errorf("%s: no %q in\n%s", tc.first, w, got[0])
+			}
+		}
+		for _, n := range tc.nots {
+			if strings.Contains(got[0], n) {
+				t.Errorf("%s: %q sent:\n%s", tc.first, n, got[0])
+			}
+		}
 	}
 }
