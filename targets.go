@@ -60,6 +60,16 @@ func (c *Config) parseFirst() (*target, error) {
 	return t, err
 }
 
+// firstErr puts the first target's source ("targets.txt:1") before err
+// when the first target is one of Targets, as prepareTargets does for the
+// others; nil stays nil.
+func (c *Config) firstErr(err error) error {
+	if err == nil || c.URL != "" || len(c.Targets) == 0 {
+		return err
+	}
+	return targetErr(c.Targets[0].source(0), "", err)
+}
+
 // firstTarget is the Config of the first target alone.
 func (c *Config) firstTarget() *Config { return c.forTarget(&c.targetList()[0]) }
 

@@ -304,6 +304,7 @@ func TestTargetsFileErrors(t *testing.T) {
 		msg string
 	}{
 		{gb.Config{Targets: ts, Requests: 1}, "t.txt:3: -H Transfer-Encoding conflicts with the request framing gb sets"},
+		{gb.Config{Targets: ts[1:], Requests: 1}, "t.txt:3: -H Transfer-Encoding conflicts with the request framing gb sets"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 2, Pipeline: 2},
 			"--pipeline with several targets is not supported: pipeline one URL at a time"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Targets: []gb.Target{{URL: "http://"}}, Requests: 1}, `target 2: invalid URL "http://"`},
@@ -313,6 +314,25 @@ func TestTargetsFileErrors(t *testing.T) {
 		var ce *gb.ConfigError
 		if !errors.As(err, &ce) || err.Error() != tc.msg {
 			t.Errorf("got %v, want %s", err, tc.msg)
+		}
+	}
+}
+
+// TestTargetsUnresolvedHost: a targets-file host that does not resolve
+// is named by its file and line, first target or not.
+func TestTargetsUnresolvedHost(t *testing.T) {
+	for _, tc := range []struct{ content, where string }{
+		{"GET http://nonexistent.invalid/a\nGET http://127.0.0.1:1/b\n", "t.txt:1: "},
+		{"GET http://127.0.0.1:1/b\nGET http://nonexistent.invalid/a\n", "t.txt:2: "},
+		{"GET http://nonexistent.invalid/a\n", "t.txt:1: "},
+	} {
+		ts, err := gb.ParseTargets("t.txt", strings.NewReader(tc.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = gb.NewPlan(gb.Config{Targets: ts, Requests: 2})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.where+`cannot resolve host "nonexistent.invalid"`) {
+			t.Errorf("%q: %v, want it to start with %s", tc.content, err, tc.where)
 		}
 	}
 }
