@@ -283,7 +283,7 @@ func connectStatus(head []byte) error {
 		return errors.New("proxy's answer to CONNECT is not HTTP: " + strconv.QuoteToASCII(string(line)))
 	}
 	if status < 200 || status > 299 {
-		return errors.New("proxy refused CONNECT: " + strconv.Itoa(status) + " " + string(reason))
+		return errors.New("proxy refused CONNECT: " + strconv.Itoa(status) + " " + stats.Printable(string(reason)))
 	}
 	return nil
 }

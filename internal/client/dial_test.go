@@ -97,6 +97,7 @@ func TestTunnelReplies(t *testing.T) {
 		{"HTTP/1.1 200 OK\n\n", 0, 0, stats.OK, ""},
 		{"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n", 0, 0, stats.FailConnect, "proxy refused CONNECT: 407 Proxy Authentication Required"},
 		{"HTTP/1.1 502 Bad Gateway\r\n\r\n", 3, 0, stats.FailConnect, "proxy refused CONNECT: 502 Bad Gateway"},
+		{"HTTP/1.1 407 Denied\x1b]2;pwned\x07\x1b[2J\r\n\r\n", 0, 0, stats.FailConnect, `proxy refused CONNECT: 407 Denied\x1b]2;pwned\x07\x1b[2J`},
 		{"HTTP/1.0 407 Proxy Authentication Required\r\nContent-Type: text/html\r\nContent-Length: 20\r\n\r\n<html>denied</html>\n", 0, 0, stats.FailConnect, "proxy refused CONNECT: 407 Proxy Authentication Required"},
 		{"", 0, 0, stats.FailConnect, "proxy closed the connection before answering CONNECT"},
 		{"HTTP/1.1 200 OK\r\nX: y", 0, 0, stats.FailConnect, "proxy closed the connection inside its answer to CONNECT"},
