@@ -110,11 +110,18 @@ func (c *Config) open(ctx context.Context, d ContextDialer, x *load.Exchange) (n
 	return nc, o
 }
 
-// dialFailed notes a failed dial's error in x and returns its outcome.
+// dialFailed notes a failed dial's error in x and returns its outcome. A
+// dial that ends in a reset had its handshake done: the server accepted
+// and reset the connection before the dial returned, which is
+// failed.reset, as when the reset comes after it (both engines see either,
+// by timing).
 func (c *Config) dialFailed(err error, x *load.Exchange) stats.Outcome {
 	x.Err = err
 	if c.Network == "unix" {
 		x.Err = &dialError{"cannot connect to unix socket " + c.Addr, cause(err)}
+	}
+	if errors.Is(err, syscall.ECONNRESET) {
+		return stats.FailReset
 	}
 	return classifyDial(err)
 }

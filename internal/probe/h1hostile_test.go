@@ -67,3 +67,33 @@ func TestLongHeaderLineWhateverConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestAcceptThenReset: a server that accepts each connection and resets
+// it at once. The connection was established, so no request is
+// failed.connect, on any engine, with keep-alive or without: the reset
+// reaches gb inside the dial, the write or the read, by timing, and is
+// failed.reset (failed.write when it breaks the request's write). The
+// run is not stopped as if nothing could connect.
+func TestAcceptThenReset(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		for _, ka := range []bool{true, false} {
+			srv, err := Start(func(c *Conn) { c.Reset() })
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := h1.Request{Host: srv.Addr(), UserAgent: "gb-probe"}
+			cc := &client.Config{Addr: srv.Addr(), Request: req.Append(nil), KeepAlive: ka, Idempotent: true,
+				Timeout: 30 * time.Second}
+			res := run(t, context.Background(), cc, e.apply(load.Config{Concurrency: 2, Requests: 40, Duration: time.Minute}))
+			srv.Close()
+			o := res.Counts.Outcomes
+			if o[stats.FailReset]+o[stats.FailWrite] != 40 || res.StoppedBy != stats.StopCount {
+				t.Errorf("keep-alive %v: outcomes %v (stopped by %s %q); want all 40 failed.reset or failed.write",
+					ka, o, res.StoppedBy, res.StopError)
+			}
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
+		}
+	})
+}
