@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -557,4 +558,39 @@ func liveHeap() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
+}
+
+// TestTargetBodyH2C: over HTTP/2 (h2c), a targets file's @body goes with
+// no Content-Type of gb's own either, as over HTTP/1.1.
+func TestTargetBodyH2C(t *testing.T) {
+	var mu sync.Mutex
+	var types [][]string
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		types = append(types, r.Header["Content-Type"])
+		mu.Unlock()
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	dir := t.TempDir()
+	body := filepath.Join(dir, "b.json")
+	if err := os.WriteFile(body, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := gb.ReadTargets(writeTargets(t, dir, "POST "+srv.URL+"/\n@"+body+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gb.Run(context.Background(), gb.Config{Targets: ts, Requests: 3, Protocol: gb.ProtocolH2C, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Counts.Outcomes[stats.OK] != 3 || len(types) != 3 || types[0] != nil {
+		t.Errorf("outcomes %v, errors %v; Content-Types %q, want none", res.Counts.Outcomes, res.Counts.Errors, types)
+	}
 }
