@@ -71,11 +71,11 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	}
 	req, err := buildRequest(cfg.firstTarget(), t)
 	if err != nil {
-		return nil, err
+		return nil, cfg.firstErr(err)
 	}
 	p.req = req.Append(nil)
 	if p.client, err = p.clientConfig(cfg.firstTarget(), t); err != nil {
-		return nil, err
+		return nil, cfg.firstErr(err)
 	}
 	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
 		return nil, err

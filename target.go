@@ -20,6 +20,11 @@ type target struct {
 	path     string // request path with query, as ab's Document Path
 	userinfo *url.Userinfo
 	socket   string // unix socket of an http+unix:// URL; "" = none
+	// ownBody: the request is a Target's (Config.Targets, a targets
+	// file), whose body gets no Content-Type of gb's own: only its
+	// headers' or Config.ContentType, as vegeta sends. false = ab's
+	// text/plain default for a body.
+	ownBody bool
 }
 
 // parseTarget parses a URL as ab does, with a scheme that may be omitted
@@ -83,6 +88,7 @@ func buildRequest(c *Config, t *target) (*h1.Request, error) {
 		UserAgent:   c.UserAgent,
 		Body:        c.Body,
 		ContentType: c.ContentType,
+		BareBody:    t.ownBody && c.ContentType == "",
 		Close:       !c.keepAlive(),
 	}
 	if req.UserAgent == "" {

@@ -16,7 +16,9 @@ import (
 // (Headers, Cookies, BasicAuth, UserAgent, ContentType, KeepAlive,
 // Proxy, TLS, timeouts) applies to every target; a Target's Headers are
 // sent after the Config's, and a Content-Type among them replaces
-// Config.ContentType for it.
+// Config.ContentType for it. A Target's Body is sent with no Content-Type
+// unless its Headers or Config.ContentType give one (as vegeta sends it);
+// a POST, PUT or PATCH without a Body is sent with Content-Length: 0.
 type Target struct {
 	URL     string   // as Config.URL: http://host[:port]/path or https://…
 	Method  string   // "" = GET, or POST when Body is non-nil
@@ -52,7 +54,20 @@ func (c *Config) parseFirst() (*target, error) {
 	if err != nil && c.URL == "" {
 		return nil, targetErr(first.source(0), first.URL, err)
 	}
+	if t != nil {
+		t.ownBody = c.URL == ""
+	}
 	return t, err
+}
+
+// firstErr puts the first target's source ("targets.txt:1") before err
+// when the first target is one of Targets, as prepareTargets does for the
+// others; nil stays nil.
+func (c *Config) firstErr(err error) error {
+	if err == nil || c.URL != "" || len(c.Targets) == 0 {
+		return err
+	}
+	return targetErr(c.Targets[0].source(0), "", err)
 }
 
 // firstTarget is the Config of the first target alone.
@@ -111,6 +126,7 @@ func (p *Plan) prepareTargets(first *Config) error {
 		if err != nil {
 			return targetErr(src, tc.URL, err)
 		}
+		t.ownBody = i > 0 || cfg.URL == ""
 		req, err := buildRequest(tc, t)
 		if err != nil {
 			return targetErr(src, "", err)

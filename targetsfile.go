@@ -23,9 +23,13 @@ import (
 // Each target is a "METHOD URL" line (METHOD in capitals), then header
 // lines "Name: value", then optionally "@path", a file whose content is
 // the body (the path as written: relative to the current directory). A
-// blank line, or the @path line, ends a target. Every problem is one
-// *ConfigError naming the file and line ("targets.txt:3: want \"METHOD
-// URL\", got \"GETT\""); the URLs are checked as NewPlan checks them.
+// blank line, the @path line or the next "METHOD URL" line ends a target,
+// so a list of "GET URL" lines with no blank line between them is a list
+// of targets, as in vegeta. A body file must be a regular file, as -p's
+// (a device or a pipe could be endless or never end). Every problem is
+// one *ConfigError naming the file and line ("targets.txt:3: want
+// \"METHOD URL\", got \"GETT\""); the URLs are checked as NewPlan checks
+// them.
 func ReadTargets(path string) ([]Target, error) {
 	if path == "-" {
 		return ParseTargets("stdin", os.Stdin)
@@ -80,6 +84,8 @@ func (p *targetsParser) parse(s string) error {
 		return p.request(s)
 	case strings.HasPrefix(s, "@"):
 		return p.body(s[1:])
+	case isRequestLine(s):
+		return p.request(s)
 	}
 	name, _, ok := strings.Cut(s, ":")
 	if !ok || name == "" || strings.ContainsAny(name, " \t") {
@@ -109,13 +115,32 @@ func (p *targetsParser) body(path string) error {
 	if path == "" {
 		return p.errorf("want \"@path\" of a body file, got \"@\"")
 	}
-	b, err := os.ReadFile(path)
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return p.errorf("body file %s is not a regular file", strconv.Quote(path))
+	}
+	var b []byte
+	if err == nil {
+		b, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return p.errorf("cannot read body file %s: %v", strconv.Quote(path), unwrapPath(err))
+	}
+	if b == nil {
+		b = []byte{} // an empty file is an empty body, sent with Content-Length: 0
 	}
 	p.targets[len(p.targets)-1].Body = b
 	p.open = false
 	return nil
+}
+
+// isRequestLine reports whether s, where a header could follow, is a
+// "METHOD URL" line that starts the next target instead: two words, the
+// first a method. A header's name ends with its colon, so no header is
+// taken for one ("Name: value" splits into a first word with a colon).
+func isRequestLine(s string) bool {
+	f := strings.Fields(s)
+	return len(f) == 2 && isMethod(f[0])
 }
 
 // isMethod reports whether s is a method as the format writes one: a

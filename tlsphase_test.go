@@ -50,3 +50,28 @@ func TestTLSPhase(t *testing.T) {
 		t.Errorf("plain http has a tls phase: %v", err)
 	}
 }
+
+// TestTLSFailedNotOpened: connections whose TLS handshake fails (a
+// certificate gb does not trust) are not counted as opened, on either
+// engine: "opened" counts connections the requests could use.
+func TestTLSFailedNotOpened(t *testing.T) {
+	srv, err := testserver.Start(testserver.Options{Addr: "127.0.0.1:0", TLS: true, NoPprof: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Concurrency: 2, Requests: 6,
+			Engine: engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Counts
+		if c.Outcomes[stats.FailTLS] == 0 || c.Outcomes[stats.FailTLS] != res.Failed() || c.ConnsOpened != 0 || c.ConnsClosed != 0 {
+			t.Errorf("%s: outcomes %v, opened %d, closed %d; want failed.tls and no connection opened", engine, c.Outcomes, c.ConnsOpened, c.ConnsClosed)
+		}
+		if errs := res.Check(); len(errs) > 0 {
+			t.Errorf("%s: invariants %v", engine, errs)
+		}
+	}
+}

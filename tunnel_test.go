@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -104,6 +105,36 @@ func TestProxyTunnelRefused(t *testing.T) {
 	}
 	if srv.Ledger().TLS.Requests != 0 {
 		t.Errorf("the server counted %d requests through refusing proxies", srv.Ledger().TLS.Requests)
+	}
+}
+
+// TestProxyHostileReason: a proxy whose 407 reason phrase carries
+// terminal control sequences (retitle the window, clear the screen)
+// reaches neither the run's error, its error tally nor ab's report raw:
+// they show the bytes escaped.
+func TestProxyHostileReason(t *testing.T) {
+	const reason = "Denied\x1b]2;pwned\x07\x1b[2J\x9b"
+	addr := testsupport.Serve(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		if _, err := c.Read(buf); err == nil {
+			_, _ = c.Write([]byte("HTTP/1.1 407 " + reason + "\r\nContent-Length: 0\r\n\r\n"))
+		}
+	})
+	res, err := gb.Run(context.Background(), gb.Config{URL: "https://example.test/", Proxy: addr,
+		Concurrency: 1, Requests: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `proxy refused CONNECT: 407 Denied\x1b]2;pwned\x07\x1b[2J\x9b`
+	if !strings.HasSuffix(res.StopError, want) || res.Counts.Errors[want] == 0 {
+		t.Errorf("stop error %q, errors %v; want them to end with %s", res.StopError, res.Counts.Errors, want)
+	}
+	var b strings.Builder
+	if err := report.Text(&b, res, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.IndexFunc(b.String()+res.StopError, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f || r == 0x9b }); i >= 0 {
+		t.Errorf("a control byte in the report at %d:\n%q", i, b.String())
 	}
 }
 

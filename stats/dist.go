@@ -124,7 +124,7 @@ func (e *Exact) StdDev() float64 {
 type Dist struct {
 	Exact
 	Hist   *hdrhistogram.Histogram
-	packed *hdrhistogram.PackedHistogram // a Series point's histogram; Hist is then nil
+	packed *hdrhistogram.PackedHistogram // a Series point's or a target's histogram (sparse); Hist is then nil
 }
 
 // Histogram returns d's HdrHistogram (µs): Hist, or for a Series point a

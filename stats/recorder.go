@@ -365,8 +365,10 @@ func (r *Recorder) Body(length int64, server []byte, at int64) {
 }
 
 // Error counts a failure's message (already stripped of addresses, so the
-// set stays small). Failure path only: it may allocate.
+// set stays small), made Printable: it may carry a server's bytes.
+// Failure path only: it may allocate.
 func (r *Recorder) Error(msg string) {
+	msg = Printable(msg)
 	if r.errs == nil {
 		r.errs = make(map[string]int64)
 	}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -27,10 +28,27 @@ type TargetStats struct {
 	// Latency is the total latency (request start to last byte, as
 	// Latency's "total") of the target's complete responses (ok and
 	// non2xx); nil without any. Its exact moments are exact; its
-	// histogram has 2 significant digits (1%, about 26 KiB a target,
-	// where the run's phases have 3 and 184 KiB), so that a file of
-	// thousands of targets stays affordable.
+	// histogram has 2 significant digits (1%, where the run's phases
+	// have 3) and is sparse: it holds only the buckets it uses (a few
+	// hundred bytes for a target of one request, at most about 26 KiB),
+	// so that a file of 50 000 targets stays affordable.
 	Latency *Dist `json:"latency,omitempty"`
+}
+
+// UnmarshalJSON reads a target as MarshalJSON wrote it, keeping its
+// latency histogram sparse, as a run does (a saved run of 50 000 targets
+// is re-read by gb report, compare and merge).
+func (t *TargetStats) UnmarshalJSON(b []byte) error {
+	type plain TargetStats // without this method
+	if err := json.Unmarshal(b, (*plain)(t)); err != nil {
+		return err
+	}
+	if d := t.Latency; d != nil && d.Hist != nil {
+		d.packed = newTargetHist()
+		d.packed.MergeFrom(d.Hist)
+		d.Hist = nil
+	}
+	return nil
 }
 
 // Failed returns the target's failed requests (Σfailed.*).
@@ -60,14 +78,16 @@ type targetRow struct {
 	doc   int64 // the body length of the first response flushed
 	docd  bool  // doc is set
 	exact Exact
-	hist  *hdrhistogram.Histogram // allocated on the first response (newTargetHist)
+	hist  *hdrhistogram.PackedHistogram // allocated on the first response (newTargetHist)
 }
 
 // targetDigits is the precision of a target's latency histogram.
 const targetDigits = 2
 
-func newTargetHist() *hdrhistogram.Histogram {
-	return hdrhistogram.New(histLowest, histHighest, targetDigits)
+// newTargetHist returns an empty target histogram: sparse, since a run
+// may have tens of thousands of targets of a few requests each.
+func newTargetHist() *hdrhistogram.PackedHistogram {
+	return hdrhistogram.NewPacked(histLowest, histHighest, targetDigits)
 }
 
 // EndTarget records that the request just ended (with outcome o) went to
@@ -151,7 +171,7 @@ func mergeTargets(r *Result, tls []*timeline) {
 			if i >= len(out) {
 				break
 			}
-			addTarget(&out[i], &tt.rows[i].TargetStats, &Dist{Exact: tt.rows[i].exact, Hist: tt.rows[i].hist})
+			addTarget(&out[i], &tt.rows[i].TargetStats, &Dist{Exact: tt.rows[i].exact, packed: tt.rows[i].hist})
 		}
 		tt.mu.Unlock()
 	}
@@ -168,14 +188,18 @@ func addTarget(a, b *TargetStats, lat *Dist) {
 	a.BodyIn += b.BodyIn
 	a.BytesOut += b.BytesOut
 	a.LengthMismatch += b.LengthMismatch
+	if lat == nil || lat.Count == 0 {
+		return
+	}
+	if a.Latency == nil {
+		a.Latency = &Dist{packed: newTargetHist()}
+	}
+	a.Latency.Exact.Merge(&lat.Exact)
 	switch {
-	case lat == nil || lat.Count == 0:
-	case a.Latency == nil:
-		a.Latency = &Dist{Exact: lat.Exact, Hist: newTargetHist()}
-		a.Latency.Hist.Merge(lat.Histogram())
-	default:
-		a.Latency.Exact.Merge(&lat.Exact)
-		a.Latency.Hist.Merge(lat.Histogram())
+	case lat.packed != nil:
+		a.Latency.packed.Merge(lat.packed)
+	case lat.Hist != nil: // read from JSON
+		a.Latency.packed.MergeFrom(lat.Hist)
 	}
 }
 

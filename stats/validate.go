@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // MaxResultBytes is the largest result file gb reads (gb report, compare
@@ -48,30 +47,6 @@ func tooLarge(size int64) error {
 		return fmt.Errorf("not a gb result: larger than %d MiB", MaxResultBytes>>20)
 	}
 	return fmt.Errorf("not a gb result: %d MiB, larger than %d MiB", size>>20, MaxResultBytes>>20)
-}
-
-// Printable returns s with every rune that is not graphic (control
-// characters such as ESC, tabs and newlines, format characters such as
-// bidirectional overrides) replaced by '?', so that text read from a file
-// or a server cannot move the cursor, retitle or clear a terminal. s is
-// returned as it is when it has none.
-func Printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if !unicode.IsGraphic(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsGraphic(r) {
-			return r
-		}
-		return '?'
-	}, s)
 }
 
 // Validate makes r, read from a file, safe to render: it refuses a

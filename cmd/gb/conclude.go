@@ -123,7 +123,11 @@ func noResponse(res *gb.Result) string {
 		}
 	}
 	if top == "" {
-		return fmt.Sprintf("%d requests failed", res.Counts.Outcomes.Failed())
+		o := &res.Counts.Outcomes
+		if n := o.Aborted(); n > 0 && o.Failed() == 0 {
+			return fmt.Sprintf("all %d requests sent were still in flight when the run stopped (aborted: no answer before the end)", n)
+		}
+		return fmt.Sprintf("%d requests failed", o.Failed())
 	}
 	return top + hint(top)
 }

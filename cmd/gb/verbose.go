@@ -38,7 +38,7 @@ func newObserver(w io.Writer, verbosity int) func(gb.Exchange) {
 		case o == stats.OK && verbosity >= 3:
 			fmt.Fprintf(w, "LOG: Response code = %d\n", x.Status)
 		case !o.Responded() && verbosity >= 4:
-			fmt.Fprintf(w, "LOG: request %s: %v\n", o, x.Err)
+			fmt.Fprintf(w, "LOG: request %s: %s\n", o, stats.Printable(fmt.Sprint(x.Err)))
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package client
 
 import (
+	"time"
+
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
@@ -20,8 +23,19 @@ type Decoding struct {
 // setDecoder gives the reader a decoder when the run decodes bodies.
 func (f *Fast) setDecoder() {
 	if d := f.cfg.Decoding; d.Compressed {
-		f.rd.SetDecoder(&decode.Body{Accept: d.Accept, Max: d.MaxDecoded})
+		f.rd.SetDecoder(&decode.Body{Accept: d.Accept, Max: d.MaxDecoded, Expired: f.expired})
 	}
+}
+
+// expired reports whether the request whose body is being decoded is past
+// its deadline (Config.Timeout from its start, or the phased total): a
+// body that decodes for longer than the timeout fails as a body timeout,
+// as one that arrives too slowly does.
+func (f *Fast) expired() bool {
+	if f.ph != nil {
+		return !time.Now().Before(f.ph.total)
+	}
+	return clock.Read().After(f.due)
 }
 
 // decoded returns the response's body bytes after decoding: those of an

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
@@ -89,4 +91,33 @@ func BenchmarkKeepAliveCompressedRequest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestDecodingDeadline: a coded body is decoded under its request's
+// deadline, Config.Timeout from the request's start, which the decoder
+// asks about between chunks (decode's TestDecodeExpired: it stops with a
+// timeout): with the deadline ahead a 32 MiB bomb decodes whole, and
+// expired says yes once the deadline is behind the clock (scripted: no
+// test here depends on how fast this machine decodes).
+func TestDecodingDeadline(t *testing.T) {
+	const size = 32 << 20
+	body := testsupport.Compress(t, "gzip", make([]byte, size))
+	addr := rawServer(t, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+	forEachEngine(t, func() *Config {
+		cfg := compressedConfig(addr)
+		cfg.Timeout = time.Hour
+		return cfg
+	}, func(t *testing.T, f *Fast) {
+		var x load.Exchange
+		if o := f.Do(&x); o != stats.OK || x.Decoded != size {
+			t.Fatalf("with the deadline ahead: %v, decoded %d: %v", o, x.Decoded, x.Err)
+		}
+		if f.due != x.Start.Add(time.Hour) || f.expired() {
+			t.Fatalf("decoding deadline %v for a request started at %v under a 1 h timeout", f.due, x.Start)
+		}
+		f.due = clock.Read() - 1
+		if !f.expired() {
+			t.Fatal("a deadline behind the clock is not expired")
+		}
+	})
 }

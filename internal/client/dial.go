@@ -51,8 +51,9 @@ const maxConnectReply = 16 << 10
 // Dial opens one connection as the run's connections are opened: with d
 // (Dialer), to the socket Network and Addr name, through the Tunnel when
 // one is set, then the TLS handshake when TLS is set, all within the
-// connect timeout. It counts the connection in x.Opened (and x.Closed when
-// the tunnel or handshake fails), sets x.Handshake and x.Err, notes the
+// connect timeout. It counts the connection in x.Opened once it is usable
+// (a connection whose tunnel or handshake fails is closed and counted
+// neither opened nor closed), sets x.Handshake and x.Err, notes the
 // run's first TLS session, and returns the connection (a *tls.Conn with
 // TLS; the caller owns it) or the failure's outcome. Dial is what another
 // protocol's client (internal/h2) calls to reach the server as Fast does.
@@ -98,18 +99,29 @@ func (c *Config) open(ctx context.Context, d ContextDialer, x *load.Exchange) (n
 	if err != nil {
 		return nil, c.dialFailed(err, x)
 	}
-	x.Opened++
 	if c.Tunnel == nil && c.TLS == nil {
+		x.Opened++
 		return nc, stats.OK
 	}
-	return c.secure(ctx, nc, x)
+	nc, o := c.secure(ctx, nc, x)
+	if o == stats.OK {
+		x.Opened++ // a connection the requests can use: its tunnel and handshake done
+	}
+	return nc, o
 }
 
-// dialFailed notes a failed dial's error in x and returns its outcome.
+// dialFailed notes a failed dial's error in x and returns its outcome. A
+// dial that ends in a reset had its handshake done: the server accepted
+// and reset the connection before the dial returned, which is
+// failed.reset, as when the reset comes after it (both engines see either,
+// by timing).
 func (c *Config) dialFailed(err error, x *load.Exchange) stats.Outcome {
 	x.Err = err
 	if c.Network == "unix" {
 		x.Err = &dialError{"cannot connect to unix socket " + c.Addr, cause(err)}
+	}
+	if errors.Is(err, syscall.ECONNRESET) {
+		return stats.FailReset
 	}
 	return classifyDial(err)
 }
@@ -120,7 +132,6 @@ func (c *Config) secure(ctx context.Context, nc net.Conn, x *load.Exchange) (net
 	if c.Tunnel != nil {
 		if err := c.Tunnel.open(ctx, nc, c.connectTimeout()); err != nil {
 			_ = nc.Close()
-			x.Closed++
 			x.Err = err
 			return nil, classifyDial(err)
 		}
@@ -132,7 +143,6 @@ func (c *Config) secure(ctx context.Context, nc net.Conn, x *load.Exchange) (net
 	began := time.Now()
 	if err := c.handshake(ctx, tc, nc); err != nil {
 		_ = nc.Close()
-		x.Closed++
 		x.Err = err
 		if isTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, stats.TimeoutTLS
@@ -283,7 +293,7 @@ func connectStatus(head []byte) error {
 		return errors.New("proxy's answer to CONNECT is not HTTP: " + strconv.QuoteToASCII(string(line)))
 	}
 	if status < 200 || status > 299 {
-		return errors.New("proxy refused CONNECT: " + strconv.Itoa(status) + " " + string(reason))
+		return errors.New("proxy refused CONNECT: " + strconv.Itoa(status) + " " + stats.Printable(string(reason)))
 	}
 	return nil
 }

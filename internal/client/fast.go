@@ -38,6 +38,7 @@ type Fast struct {
 	sent   int                     // stage writing: request bytes written
 	werr   error                   // stage unsendable: the write's error
 	ph     *phases                 // with phase timeouts (Config.phased); nil without
+	due    clock.Mono              // with decoding: the deadline of the request being read (expired)
 	pk     *peeker                 // unsolicited's, made on first use (pipeline.go)
 }
 
@@ -199,6 +200,9 @@ func (f *Fast) read(x *load.Exchange, reused bool) (stats.Outcome, bool) {
 	r := &f.resp
 	if err = f.rd.ReadHeader(r, f.head()); err == nil {
 		x.Status, x.Info, x.Server = r.Status, r.Info, f.rd.Server()
+		if !f.plain {
+			f.due = x.Start.Add(f.cfg.timeout())
+		}
 		f.inBody(true)
 		err = f.rd.ReadBody(r)
 		f.inBody(false)

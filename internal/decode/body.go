@@ -52,6 +52,11 @@ type Body struct {
 	// MaxBuffered bounds the compressed bytes Write keeps for one body;
 	// 0 = DefaultMaxBuffered.
 	MaxBuffered int
+	// Expired, when set, is asked after every decoded chunk (32 KiB)
+	// whether the body's time is up: decoding a small compressed body
+	// can take seconds, with no read to meet a connection's deadline.
+	// When it says so, Decode stops with ErrExpired. nil = never.
+	Expired func() bool
 
 	gz      *gzip.Reader
 	br      *brotli.Reader
@@ -146,6 +151,9 @@ func (b *Body) copy(r io.Reader, enc Encoding) (int64, error) {
 		if n > limit && enc != Identity {
 			return n, errorFor(enc, kindTooLarge)
 		}
+		if b.Expired != nil && err == nil && b.Expired() {
+			return n, ErrExpired
+		}
 		if enc == Brotli && isBrotliExcess(err) {
 			if b.brotliUnread() == 0 {
 				return n, nil // a clean end, split across reads
@@ -204,6 +212,8 @@ func (b *Body) verdict(enc Encoding, err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case err == ErrExpired:
+		return err
 	case b.src.err != nil:
 		return b.src.err
 	case b.src.n == 0 && b.src.eof:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -296,4 +297,33 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDecodeExpired: a body whose time runs out while it decodes stops at
+// the next decoded chunk with ErrExpired, a timeout (net.Error with
+// Timeout true) and not a decoding failure, having decoded no more than
+// the chunks before it; with time left it decodes whole.
+func TestDecodeExpired(t *testing.T) {
+	const size = 1 << 20
+	for _, enc := range codings {
+		wire := compress(t, enc, make([]byte, size)) // a small body that decodes to much more
+		for _, after := range []int{0, 3} {
+			calls := 0
+			b := NewBody(All)
+			b.Expired = func() bool { calls++; return calls > after }
+			n, err := b.Decode(enc, bytes.NewReader(wire))
+			var ne net.Error
+			if err != ErrExpired || IsError(err) || !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("%v, expired after %d chunks: %v, want ErrExpired, a timeout", enc, after, err)
+			}
+			if n > int64(after+1)*scratchSize {
+				t.Errorf("%v: decoded %d bytes after the time ran out at chunk %d", enc, n, after+1)
+			}
+		}
+		b := NewBody(All)
+		b.Expired = func() bool { return false }
+		if n, err := b.Decode(enc, bytes.NewReader(wire)); err != nil || n != size {
+			t.Errorf("%v with time left: %d bytes, %v", enc, n, err)
+		}
+	}
 }

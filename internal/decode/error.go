@@ -61,3 +61,16 @@ var errs = func() (t [Unknown][numKinds]*Error) {
 // errorFor returns the preallocated error of kind k for encoding e (one of
 // Gzip, Brotli, Zstd).
 func errorFor(e Encoding, k kind) *Error { return errs[e][k] }
+
+// ErrExpired is Decode's error when Body.Expired said the body's time was
+// up. It is a timeout, not a decoding failure (IsError is false): it
+// satisfies net.Error with Timeout true, as a passed read deadline does.
+var ErrExpired error = expired{}
+
+type expired struct{}
+
+func (expired) Error() string {
+	return "decode: the request's deadline passed while its body was decoded"
+}
+func (expired) Timeout() bool   { return true }
+func (expired) Temporary() bool { return true }

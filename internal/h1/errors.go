@@ -22,7 +22,7 @@ var (
 	ErrStatusLineSSH  = &ProtocolError{"malformed status line (the server speaks SSH: wrong port?)"}
 	ErrHeaderLine     = &ProtocolError{"malformed header line"}
 	ErrHeaderTooLarge = &ProtocolError{"response header section too large"}
-	ErrLineTooLong    = &ProtocolError{"response header line too long"}
+	ErrLineTooLong    = &ProtocolError{"response header line longer than 16 KiB"}
 	ErrTooManyFields  = &ProtocolError{"too many response header fields"}
 	ErrContentLength  = &ProtocolError{"invalid Content-Length"}
 	ErrChunk          = &ProtocolError{"malformed chunk"}

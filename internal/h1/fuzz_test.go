@@ -225,6 +225,14 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s), []byte{}, byte(2))
 		f.Add([]byte(s), []byte{1}, byte(10))
 	}
+	// Lines longer than a 4 KiB buffer (which grows for them), at and over
+	// MaxLine, between responses that fit.
+	long := "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("a", 6000) + "\r\nContent-Length: 2\r\n\r\nok"
+	atMax := "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("a", MaxLine-len("X-Long: \r\n")) + "\r\n\r\n"
+	for _, s := range []string{hCL5 + "hello" + long + hCL5 + "hello", long + atMax, long + atMax[:30] + "a" + atMax[30:]} {
+		f.Add([]byte(s), []byte{}, byte(4))
+		f.Add([]byte(s), []byte{200, 0, 255}, byte(4))
+	}
 	f.Fuzz(func(t *testing.T, data, sizes []byte, mode byte) {
 		head, lim, size := fuzzConfig(mode)
 		src := &fuzzSource{t: t, data: data, sizes: sizes, eofWithData: mode&8 != 0}

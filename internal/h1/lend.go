@@ -45,11 +45,14 @@ func (r *Reader) ensure() error {
 	return nil
 }
 
-// giveBack returns a lent buffer to its Lender.
+// giveBack returns a lent buffer to its Lender; a grown one (grow) is
+// kept for the next long line.
 func (r *Reader) giveBack() {
 	if r.lend != nil && r.buf != nil {
-		r.lend.Return(r.buf)
-		r.buf = nil
+		if !r.grown {
+			r.lend.Return(r.buf)
+		}
+		r.buf, r.grown = nil, false
 	}
 }
 

@@ -33,8 +33,16 @@ func (l Limits) resolved() Limits {
 }
 
 // DefaultBufferSize is the read buffer a Reader uses when NewReader is
-// given a smaller size. A header line must fit in the buffer.
+// given a smaller size.
 const DefaultBufferSize = 16 << 10
+
+// MaxLine is the longest status, header, trailer or chunk-size line a
+// Reader accepts, its line end included, whatever its buffer's size: a
+// Reader whose buffer is smaller grows it to MaxLine for a line that needs
+// it (lines are consumed one at a time, so the header section as a whole
+// is bounded by Limits.MaxHeaderBytes, not by the buffer). A longer line
+// is ErrLineTooLong.
+const MaxLine = 16 << 10
 
 // Reader reads HTTP/1.x responses from one connection into a fixed buffer
 // and discards their bodies, framing them by RFC 9112 §6.3. It allocates
@@ -47,6 +55,7 @@ type Reader struct {
 	err     error     // read error held back while buffered bytes remain
 	started bool      // a byte of the current response has arrived
 	noRead  bool      // Parse is running: fill reads nothing and reports errNeedMore
+	grown   bool      // buf is big, in place of a lent buffer (grow)
 	now     NowReader // src when it can read without waiting (now.go); nil = it cannot
 	lend    Lender    // src when it lends buffers (lend.go); nil = buf is the Reader's own
 	size    int       // the buffer's size; buf is nil until the first read, and while a lent one is given back
@@ -60,15 +69,19 @@ type Reader struct {
 	lim    Limits
 	server [64]byte
 	body   *bodySource // the decoder's view of the body (decode.go); made with the decoder
+	big    []byte      // a Lender's Reader's MaxLine buffer, made the first time a line needs it; nil = none yet
 }
 
-// NewReader returns a Reader over src with a buffer of size bytes (at least
-// DefaultBufferSize when size is smaller than 4 KiB) and the given limits.
-// The buffer is made on the first read, or lent by src when it is a Lender.
+// NewReader returns a Reader over src with a buffer of size bytes
+// (DefaultBufferSize when size is smaller than 4 KiB, MaxLine when it is
+// larger) and the given limits. The buffer is made on the first read, or
+// lent by src when it is a Lender; either grows to MaxLine only for a line
+// that does not fit it.
 func NewReader(src io.Reader, size int, lim Limits) *Reader {
 	if size < 4<<10 {
 		size = DefaultBufferSize
 	}
+	size = min(size, MaxLine)
 	r := &Reader{size: size, lim: lim.resolved()}
 	r.Reset(src)
 	return r
@@ -112,8 +125,8 @@ func (r *Reader) Fill() error {
 }
 
 // fill reads once into the free part of the buffer, compacting first when
-// the buffer is full. It returns errFull if one unconsumed run fills the
-// whole buffer.
+// the buffer is full, or growing it to MaxLine when one unconsumed run
+// fills it. It returns errFull if one unconsumed run fills MaxLine bytes.
 func (r *Reader) fill() error {
 	if r.noRead {
 		return errNeedMore // before anything moves: Parse rewinds to where it began
@@ -127,11 +140,15 @@ func (r *Reader) fill() error {
 	// errFull before a held-back error: a line too long for the buffer is
 	// reported as such however the source split its reads.
 	if r.w == len(r.buf) {
-		if r.r == 0 {
+		switch {
+		case r.r > 0:
+			r.w = copy(r.buf, r.buf[r.r:r.w])
+			r.r = 0
+		case len(r.buf) >= MaxLine:
 			return errFull
+		default:
+			r.grow()
 		}
-		r.w = copy(r.buf, r.buf[r.r:r.w])
-		r.r = 0
 	}
 	if r.err != nil {
 		err := r.err
@@ -154,6 +171,27 @@ func (r *Reader) fill() error {
 }
 
 var errFull = &ProtocolError{"buffer full"}
+
+// grow moves the buffered bytes (one unconsumed run filling the buffer)
+// into a buffer of MaxLine bytes. A private buffer is replaced for good:
+// the connection's Reader keeps MaxLine bytes from then on. A lent one
+// goes back to its Lender, and the Reader reads into its own big buffer
+// until it is emptied (giveBack), keeping it for the next long line, so
+// that a server sending long lines costs one allocation per Reader.
+func (r *Reader) grow() {
+	big := r.big
+	if big == nil {
+		big = make([]byte, MaxLine)
+	}
+	n := copy(big, r.buf[r.r:r.w])
+	if r.lend == nil {
+		r.buf, r.size = big, MaxLine
+	} else {
+		r.lend.Return(r.buf)
+		r.buf, r.big, r.grown = big, big, true
+	}
+	r.r, r.w = 0, n
+}
 
 // broken turns a read error inside a started response into the error the
 // caller sees: a clean EOF becomes ErrTruncated, and so does

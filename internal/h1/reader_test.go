@@ -61,6 +61,7 @@ func readCases() []readCase {
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
 	bigChunked := strings.Repeat("2710\r\n"+big[:10000]+"\r\n", 50) + "0\r\n\r\n"
 	long := strings.Repeat("a", 5000)
+	atMax := strings.Repeat("a", MaxLine-len("X-Long: \r\n")) // a line of MaxLine bytes with its CRLF
 	// Fills most of a 4 KiB buffer, so that what follows straddles its end.
 	filler := strings.Repeat("x", 4000)
 	hFiller := "HTTP/1.1 200 OK\r\nContent-Length: 4000\r\n\r\n"
@@ -330,8 +331,19 @@ func readCases() []readCase {
 		{name: "header at the limit", lim: Limits{MaxHeaderBytes: int(lenOf(hCL5))}, in: hCL5 + "hello", want: []want{okCL5}},
 		{name: "header one over the limit", lim: Limits{MaxHeaderBytes: int(lenOf(hCL5)) - 1}, in: hCL5 + "hello", want: []want{{hdrErr: ErrHeaderTooLarge}}},
 		{name: "header limit counts 1xx", lim: Limits{MaxHeaderBytes: int(lenOf(info100+hCL5)) - 1}, in: info100 + hCL5 + "hello", want: []want{{hdrErr: ErrHeaderTooLarge}}},
-		{name: "line too long for the buffer", buf: 4096, in: "HTTP/1.1 200 OK\r\nX-Long: " + long + "\r\nContent-Length: 5\r\n\r\nhello", want: []want{{hdrErr: ErrLineTooLong}}},
-		{name: "status line too long for the buffer", buf: 4096, in: "HTTP/1.1 200 " + long + "\r\n\r\n", want: []want{{hdrErr: ErrLineTooLong}}},
+		{name: "line longer than the buffer", buf: 4096, in: "HTTP/1.1 200 OK\r\nX-Long: " + long + "\r\nContent-Length: 5\r\n\r\nhello", want: []want{
+			with(okCL5, func(w *want) {
+				w.header = lenOf("HTTP/1.1 200 OK\r\nX-Long: " + long + "\r\nContent-Length: 5\r\n\r\n")
+			}),
+		}},
+		{name: "line at MaxLine", buf: 4096, in: "HTTP/1.1 200 OK\r\nX-Long: " + atMax + "\r\nContent-Length: 5\r\n\r\nhello", want: []want{
+			with(okCL5, func(w *want) {
+				w.header = lenOf("HTTP/1.1 200 OK\r\nX-Long: " + atMax + "\r\nContent-Length: 5\r\n\r\n")
+			}),
+		}},
+		{name: "line over MaxLine", buf: 4096, in: "HTTP/1.1 200 OK\r\nX-Long: " + atMax + "a\r\nContent-Length: 5\r\n\r\nhello", want: []want{{hdrErr: ErrLineTooLong}}},
+		{name: "line over MaxLine, big buffer", buf: 64 << 10, in: "HTTP/1.1 200 OK\r\nX-Long: " + atMax + "a\r\nContent-Length: 5\r\n\r\nhello", want: []want{{hdrErr: ErrLineTooLong}}},
+		{name: "status line over MaxLine", buf: 4096, in: "HTTP/1.1 200 " + atMax + "\r\n\r\n", want: []want{{hdrErr: ErrLineTooLong}}},
 		{name: "too many fields", lim: Limits{MaxFields: 3}, in: "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 5\r\n\r\nhello", want: []want{{hdrErr: ErrTooManyFields}}},
 		{name: "fields at the limit", lim: Limits{MaxFields: 3}, in: "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nContent-Length: 5\r\n\r\nhello", want: []want{
 			with(okCL5, func(w *want) { w.header = lenOf("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nContent-Length: 5\r\n\r\n") }),

@@ -1,6 +1,7 @@
 package h1
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -20,8 +21,9 @@ type Request struct {
 	Host        string   // Host header value, port included when it is not the scheme's default
 	UserAgent   string   // "" means no User-Agent header
 	Headers     []Header // user headers in order; Host, User-Agent, Accept or Content-Type among them replace the defaults
-	Body        []byte   // nil means no body and no Content-Length
-	ContentType string   // sent with a body unless Headers has Content-Type; "" means text/plain (ab's default)
+	Body        []byte   // nil means no body (and no Content-Length unless the method is POST, PUT or PATCH)
+	ContentType string   // sent with a body unless Headers has Content-Type or BareBody; "" means text/plain (ab's default)
+	BareBody    bool     // send no Content-Type of gb's own with Body: only one among Headers (vegeta's targets do)
 	Close       bool     // send "Connection: close": one request per connection
 }
 
@@ -84,23 +86,26 @@ func (r *Request) Append(dst []byte) []byte {
 	if r.Close {
 		dst = appendField(dst, "Connection", "close")
 	}
-	if r.Body != nil {
+	if r.Body != nil || r.sendsContent() && !r.has("Content-Length") {
 		dst = append(dst, "Content-Length: "...)
 		dst = strconv.AppendInt(dst, int64(len(r.Body)), 10)
 		dst = append(dst, "\r\n"...)
-		if !r.has("Content-Type") {
-			ct := r.ContentType
-			if ct == "" {
-				ct = "text/plain"
-			}
-			dst = appendField(dst, "Content-Type", ct)
-		}
+	}
+	if r.Body != nil && !r.BareBody && !r.has("Content-Type") {
+		dst = appendField(dst, "Content-Type", cmp.Or(r.ContentType, "text/plain"))
 	}
 	for _, h := range r.Headers {
 		dst = appendField(dst, h.Name, h.Value)
 	}
 	dst = append(dst, "\r\n"...)
 	return append(dst, r.Body...)
+}
+
+// sendsContent reports whether r's method defines a meaning for a
+// request's content, so that a request without a body still says its
+// length, 0 (RFC 9110 §8.6): some servers answer 411 otherwise.
+func (r *Request) sendsContent() bool {
+	return r.Method == "POST" || r.Method == "PUT" || r.Method == "PATCH"
 }
 
 // IsHead reports whether the response to r has no body whatever its headers say.

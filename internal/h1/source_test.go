@@ -56,7 +56,8 @@ func (s *loopSource) Read(p []byte) (int, error) {
 type lentSource struct {
 	*fuzzSource
 	free [][]byte
-	out  int // buffers borrowed and not returned
+	out  int    // buffers borrowed and not returned
+	lent []byte // the buffer borrowed last
 }
 
 func (s *lentSource) WaitReadable() error { return nil }
@@ -66,14 +67,18 @@ func (s *lentSource) Borrow(size int) []byte {
 		s.t.Fatalf("%d buffers borrowed at once by one Reader", s.out)
 	}
 	if n := len(s.free); n > 0 {
-		b := s.free[n-1]
+		s.lent = s.free[n-1]
 		s.free = s.free[:n-1]
-		return b
+		return s.lent
 	}
-	return make([]byte, size)
+	s.lent = make([]byte, size)
+	return s.lent
 }
 
 func (s *lentSource) Return(buf []byte) {
+	if len(buf) == 0 || len(s.lent) == 0 || &buf[0] != &s.lent[0] {
+		s.t.Fatalf("a buffer of %d bytes given back that was not lent", len(buf))
+	}
 	s.out--
 	for i := range buf {
 		buf[i] = 'H'

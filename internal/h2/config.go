@@ -116,7 +116,7 @@ func encodeRequest(req *h1.Request, scheme string) ([]byte, error) {
 	}
 	if req.Body != nil {
 		add("content-length", strconv.Itoa(len(req.Body)))
-		if !has(req, "content-type") {
+		if !has(req, "content-type") && !req.BareBody {
 			add("content-type", cmp.Or(req.ContentType, "text/plain"))
 		}
 	}

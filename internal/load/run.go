@@ -373,7 +373,7 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	if c := r.cause.Load(); c != nil {
 		base.StoppedBy, last = c.reason, c.at
 		if c.err != nil {
-			base.StopError = c.err.Error()
+			base.StopError = stats.Printable(c.err.Error()) // it may carry a server's bytes
 		}
 	}
 	if last.IsZero() {

@@ -78,15 +78,12 @@ func (t htmlTable) cells(th, td string) {
 // rows writes the rows from Server Software to HTML transferred.
 func (t htmlTable) rows(r *stats.Result) {
 	c := &r.Counts
-	t.row("Server Software", html.EscapeString(software(r.Server.Software)))
-	t.row("Server Hostname", html.EscapeString(r.Target.Host))
-	t.row("Server Port", fmt.Sprint(r.Target.Port))
-	t.row("Document Path", html.EscapeString(r.Target.Path))
-	if r.Target.VariableLength {
-		t.row("Document Length", "Variable")
-	} else {
-		t.row("Document Length", fmt.Sprintf("%d bytes", r.Server.DocumentLength))
-	}
+	h := headerOf(r)
+	t.row("Server Software", html.EscapeString(h.software))
+	t.row("Server Hostname", html.EscapeString(h.host))
+	t.row("Server Port", html.EscapeString(h.port))
+	t.row("Document Path", html.EscapeString(h.path))
+	t.row("Document Length", html.EscapeString(h.length))
 	t.row("Concurrency Level", fmt.Sprint(r.Target.Concurrency))
 	t.row("Time taken for tests", fmt.Sprintf("%.3f seconds", r.Elapsed.Seconds()))
 	t.row("Complete requests", fmt.Sprint(r.Complete()))

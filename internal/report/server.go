@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gb-bench/gb/stats"
@@ -24,6 +25,61 @@ func software(s string) string {
 		}
 	}
 	return s
+}
+
+// several is what ab's header block says of a field that the targets of a
+// run with several do not share.
+const several = "(several)"
+
+// abHeader is the values of ab's header block, Server Software through
+// Document Length, as the text and HTML reports print them.
+type abHeader struct {
+	software, host, port, path, length string
+}
+
+// headerOf returns r's header block. With several targets a field they do
+// not share reads "(several)" (their own lines are in gb's section): the
+// hostname and port when they differ, the software (the first response's)
+// unless every target is on one host and port, the path when the paths
+// differ, and the document length always unless -l (each target has its
+// own). With one target the values are ab's.
+func headerOf(r *stats.Result) abHeader {
+	h := abHeader{software(r.Server.Software), r.Target.Host, strconv.Itoa(r.Target.Port), r.Target.Path,
+		fmt.Sprintf("%d bytes", r.Server.DocumentLength)}
+	if r.Target.VariableLength {
+		h.length = "Variable"
+	}
+	if len(r.Targets) < 2 {
+		return h
+	}
+	hosts, ports, paths := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, t := range r.Targets {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			continue // a URL gb wrote; none fails
+		}
+		port := u.Port()
+		if port == "" {
+			port = u.Scheme // the scheme's default
+		}
+		hosts[u.Hostname()], ports[port], paths[u.RequestURI()] = true, true, true
+	}
+	if len(hosts) > 1 {
+		h.host = several
+	}
+	if len(ports) > 1 {
+		h.port = several
+	}
+	if len(hosts) > 1 || len(ports) > 1 {
+		h.software = several
+	}
+	if len(paths) > 1 {
+		h.path = several
+	}
+	if !r.Target.VariableLength {
+		h.length = several
+	}
+	return h
 }
 
 // isHTTPS reports whether the run's URL is https, the condition for ab's

@@ -34,11 +34,13 @@ func Text(w io.Writer, r *stats.Result, o Options) error {
 	return b.Flush()
 }
 
-// writeServer writes the lines about the server and the document.
+// writeServer writes the lines about the server and the document (with
+// several targets, "(several)" where they differ: headerOf).
 func writeServer(w io.Writer, r *stats.Result) {
-	fmt.Fprintf(w, "\n\nServer Software:        %s\n", software(r.Server.Software))
-	fmt.Fprintf(w, "Server Hostname:        %s\n", r.Target.Host)
-	fmt.Fprintf(w, "Server Port:            %d\n", r.Target.Port)
+	h := headerOf(r)
+	fmt.Fprintf(w, "\n\nServer Software:        %s\n", h.software)
+	fmt.Fprintf(w, "Server Hostname:        %s\n", h.host)
+	fmt.Fprintf(w, "Server Port:            %s\n", h.port)
 	if isHTTPS(r.Target) {
 		if v := tlsInfo(r.Server); v != "" {
 			fmt.Fprintf(w, "SSL/TLS Protocol:       %s\n", v)
@@ -50,12 +52,8 @@ func writeServer(w io.Writer, r *stats.Result) {
 			fmt.Fprintf(w, "TLS Server Name:        %s\n", v)
 		}
 	}
-	fmt.Fprintf(w, "\nDocument Path:          %s\n", r.Target.Path)
-	if r.Target.VariableLength {
-		fmt.Fprint(w, "Document Length:        Variable\n")
-	} else {
-		fmt.Fprintf(w, "Document Length:        %d bytes\n", r.Server.DocumentLength)
-	}
+	fmt.Fprintf(w, "\nDocument Path:          %s\n", h.path)
+	fmt.Fprintf(w, "Document Length:        %s\n", h.length)
 }
 
 // writeCounts writes the lines from Concurrency Level to HTML transferred.
