@@ -146,7 +146,7 @@ var inputCases = []inputCase{
 	{name: "sums disagree", doc: func(g []byte) []byte { return inCounts(g, `"dispatched": 20`, `"dispatched": 25`) }, code: 1,
 		msg: "run 1: inconsistent result: I2: dispatched 25 != ok+non2xx+failed+aborted 20"},
 	{name: "control bytes in a key", doc: func(g []byte) []byte { return inCounts(g, `"200": 20`, `"`+escapes+`": 20`) }, code: 1,
-		msg: "not a gb result: json: cannot unmarshal number ?]0;owned??[2J?31m? into Go struct field"},
+		msg: "not a gb result: json: cannot unmarshal number \\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b31m\\u202e into Go struct field"},
 	{name: "control bytes in strings", doc: func(g []byte) []byte {
 		g = bytes.Replace(g, []byte(`"url": "http://127.0.0.1:`), []byte(`"url": "http://`+escapes+`127.0.0.1:`), -1)
 		g = bytes.Replace(g, []byte(`"path": "/"`), []byte(`"path": "/`+escapes+`"`), 1)
@@ -251,7 +251,7 @@ func TestHostileInputFiles(t *testing.T) {
 		}
 	}
 	code, out, errs := gbRun(t, "merge", s0, s1)
-	if r, bad := rawControl(out + errs); bad || code != 0 || !strings.Contains(out, "Complete requests:      20\n") || !strings.Contains(out, "?]0;owned??[2J?31m?") {
+	if r, bad := rawControl(out + errs); bad || code != 0 || !strings.Contains(out, "Complete requests:      20\n") || !strings.Contains(out, `\x1b]0;owned\x07\x1b[2J\xc2\x9b31m\u202e`) {
 		t.Errorf("merge of shards with escapes: exit %d, control %U (%v); stderr %q, stdout:\n%s", code, r, bad, errs, out)
 	}
 }
