@@ -150,7 +150,7 @@ func checkThresholds(res *gb.Result, o *options, stdout, stderr io.Writer) []thr
 // reader), a device is no summary.
 func appendSummary(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK, 0o644)
-	if errors.Is(err, syscall.ENXIO) {
+	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EISDIR) {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
 	if err != nil {

@@ -225,7 +225,8 @@ func help(args []string, stdout, stderr io.Writer) int {
 		c.usage(stdout)
 		return exitOK
 	}
-	return fail(stderr, getopt.Errorf(false, "gb help: no command %q (commands: capacity, compare, demo, k8s, merge, ramp, report, serve, version)", args[0]))
+	fmt.Fprintf(stderr, "gb help: no command %q (commands: capacity, compare, demo, k8s, merge, ramp, report, serve, version)\n", args[0])
+	return exitUsage
 }
 
 // commandLike reports whether a first argument is meant as a command, not
