@@ -110,7 +110,7 @@ func TestStepSummaryNotRegular(t *testing.T) {
 // that gb compare cannot give a 95% interval and what --repeat can.
 func TestRepeatTooFewForInterval(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	const note = "too few runs for a 95% interval; use --repeat 6 or more"
+	const note = "too few runs for a 95 percent interval; use --repeat 6 or more"
 	r := runGB(t, "-q", "--repeat", "2", "-n", "10", srv.URL()+"/hello")
 	if r.code != 0 || !strings.Contains(r.stdout, "n=2: "+note) {
 		t.Errorf("--repeat 2: exit %d, stdout:\n%s", r.code, r.stdout)

@@ -120,7 +120,7 @@ func (s *series) spread(want int) string {
 	}
 	b.WriteString("\n")
 	if want < minRunsForInterval {
-		fmt.Fprintf(&b, "                        n=%d: too few runs for a 95%% interval; use --repeat %d or more\n", want, minRunsForInterval)
+		fmt.Fprintf(&b, "                        n=%d: too few runs for a 95 percent interval; use --repeat %d or more\n", want, minRunsForInterval)
 	}
 	return b.String()
 }
