@@ -116,7 +116,7 @@ func (s *series) spread(want int) string {
 	case s.partial != nil:
 		fmt.Fprintf(&b, "; run %d of %d interrupted, left out", n+1, want)
 	case s.interrupted && n < want:
-		fmt.Fprintf(&b, " of %d: interrupted before run %d", want, n+1)
+		fmt.Fprintf(&b, "; interrupted before run %d of %d", n+1, want)
 	}
 	b.WriteString("\n")
 	if want < minRunsForInterval {

@@ -316,6 +316,44 @@ func TestRepeatInterruptedFirstRun(t *testing.T) {
 	}
 }
 
+// TestRepeatInterruptedInPause: SIGINT in the pause after run 1 ends the
+// series there, exit 1: no run 2 is started (nor written as a run of no
+// requests).
+func TestRepeatInterruptedInPause(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	g := startWatched(t, nil, "-q", "--repeat", "3", "--pause", "1h", "-c", "1", "-n", "20", "--json", js, srv.URL()+"/hello")
+	deadline := time.Now().Add(signalLimit)
+	for srv.Ledger().HTTP.Requests < 20 { // run 1 is served whole; gb is finishing it or pausing
+		if time.Now().After(deadline) {
+			t.Fatalf("run 1 was not served: %+v", srv.Ledger())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	g.signal(t, syscall.SIGINT)
+	if code := g.wait(t); code != 1 {
+		t.Errorf("exit %d, want 1; stderr:\n%s", code, g.stderrText())
+	}
+	var rf repeatJSON
+	b, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(b, &rf)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := rf.Runs
+	if rf.Interrupted != nil {
+		runs = append(runs, rf.Interrupted)
+	}
+	if len(runs) != 1 || runs[0].Complete() != 20 || srv.Ledger().HTTP.Requests != 20 {
+		t.Errorf("%d runs, ledger %d requests:\n%.400s", len(runs), srv.Ledger().HTTP.Requests, b)
+	}
+	if out := g.stdout.String(); !strings.Contains(out, "interrupted before run 2 of 3") && !strings.Contains(out, "run 1 of 3 interrupted") {
+		t.Errorf("report:\n%s", out)
+	}
+}
+
 // TestQuickCommandsStopOnSignal: gb report, compare and merge reading a
 // named pipe that nobody writes stop on SIGINT (and SIGTERM), one line,
 // exit 1.
