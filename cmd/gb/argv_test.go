@@ -75,6 +75,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"report", "r.json", "--help"}, "Usage: gb report "},
 		{[]string{"help", "version"}, "Usage: gb version\n"},
 		{[]string{"version", "--help"}, "Usage: gb version\n"},
+		{[]string{"-n", "10", "http://127.0.0.1:1/", "--help"}, "Usage: gb [options]"},
 	} {
 		r := runGB(t, tc.args...)
 		if r.code != 0 || !strings.HasPrefix(r.stdout, tc.want) || r.stderr != "" {

@@ -21,6 +21,10 @@ import (
 
 // bench is the ab-compatible benchmark mode.
 func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
+	if wantsHelp(args) { // gb URL --help; -h stays ab's (stderr, 22)
+		printUsage(stdout)
+		return exitOK
+	}
 	o := defaultOptions()
 	rest, err := parseAll(args, abSpecs, &o)
 	switch {
