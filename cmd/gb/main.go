@@ -140,9 +140,10 @@ const versionUsage = `Usage: gb version
 `
 
 // run dispatches argv to a subcommand or to the ab-compatible benchmark
-// and returns the exit code. sig delivers SIGINT/SIGTERM: the first stops
-// the run (the report is still printed), the second exits at once.
-// --help and gb help print usage on stdout and exit 0 (-h stays ab's:
+// and returns the exit code. sig delivers SIGINT/SIGTERM/SIGHUP: the
+// first stops the run (the report is still printed), the second exits at
+// once; a quick command exits at the first. --help (anywhere before
+// "--") and gb help print usage on stdout and exit 0 (-h stays ab's:
 // stderr, exit 22).
 func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	if len(args) == 0 {
