@@ -23,6 +23,8 @@ func TestLongOptionTypo(t *testing.T) {
 		{[]string{"--insec", "http://127.0.0.1:1/"}, "gb: unknown option --insec; did you mean --insecure?\n"},
 		{[]string{"report", "--htm", "x.html", "r.json"}, "gb report: unknown option --htm; did you mean --html?\n"},
 		{[]string{"merge", "a.json", "--outptu", "m.json"}, "gb merge: unknown option --outptu; did you mean --output?\n"},
+		{[]string{"compare", "a.json", "b.json", "--tpo", "3"}, "gb compare: unknown option --tpo; did you mean --top?\n"},
+		{[]string{"compare", "--max-regresion=p99=+5%", "a.json", "b.json"}, "gb compare: unknown option --max-regresion; did you mean --max-regression?\n"},
 	} {
 		r := runGB(t, tc.args...)
 		if r.code != 22 || r.stderr != tc.want || r.stdout != "" {

@@ -128,24 +128,33 @@ func parseLong[T any](arg string, rest []string, specs []Spec[T], dst *T) (int, 
 	return 1, s.apply(rest[0], dst)
 }
 
-// nearestLong is the long option a mistyped name most likely meant: the
-// closest within two edits, or the only one it begins; "" when none is
-// (names shorter than three bytes are not guessed at).
+// nearestLong is the long option of specs a mistyped name most likely
+// meant (see Nearest).
 func nearestLong[T any](specs []Spec[T], name string) string {
+	names := make([]string, 0, len(specs))
+	for i := range specs {
+		if specs[i].Long != "" {
+			names = append(names, specs[i].Long)
+		}
+	}
+	return Nearest(name, names)
+}
+
+// Nearest is the name a mistyped one most likely meant: the closest
+// within two edits (the first in sort order on a tie), or else the only
+// one it begins; "" when none is. Names shorter than three bytes are not
+// guessed at.
+func Nearest(name string, names []string) string {
 	if len(name) < 3 {
 		return ""
 	}
 	best, dist, prefixed := "", 3, []string{}
-	for i := range specs {
-		l := specs[i].Long
-		if l == "" {
-			continue
+	for _, n := range names {
+		if strings.HasPrefix(n, name) {
+			prefixed = append(prefixed, n)
 		}
-		if strings.HasPrefix(l, name) {
-			prefixed = append(prefixed, l)
-		}
-		if d := EditDistance(name, l); d < dist || d == dist && l < best {
-			best, dist = l, d
+		if d := EditDistance(name, n); d < dist || d == dist && n < best {
+			best, dist = n, d
 		}
 	}
 	if best == "" && len(prefixed) == 1 {
