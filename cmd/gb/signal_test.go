@@ -410,3 +410,31 @@ func openWriter(t *testing.T, path string) *os.File {
 	}
 	return nil
 }
+
+// TestTerminalClosedWritesFiles closes the terminal (tmux kill-session:
+// SIGHUP) while gb draws its live panel on it: gb stops the run and still
+// writes its JSON result, although the terminal is gone.
+func TestTerminalClosedWritesFiles(t *testing.T) {
+	skipUnderRace(t)
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	p := startTmux(t, "exec "+gbBin+" -c 2 -t 60 --json "+js+" '"+srv.URL()+"/delay?d=5ms'")
+	if s, ok := p.await(signalLimit, func(s string) bool { return strings.Contains(s, "elapsed ") }); !ok {
+		t.Fatalf("no live panel:\n%s", s)
+	}
+	p.tmux("kill-session", "-t", "gb")
+	deadline := time.Now().Add(signalLimit)
+	for {
+		if _, err := os.Stat(js); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no --json %v after the terminal closed", signalLimit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res := readResult(t, js)
+	if res.StoppedBy != stats.StopSignal || len(res.Check()) > 0 || res.Complete() == 0 {
+		t.Errorf("stopped by %q, %d complete, check %v", res.StoppedBy, res.Complete(), res.Check())
+	}
+}
