@@ -96,7 +96,7 @@ const minRunsForInterval = 6
 func (s *series) spread(want int) string {
 	var b strings.Builder
 	n := len(s.runs)
-	fmt.Fprintf(&b, "repeat:                 %d runs", n)
+	fmt.Fprintf(&b, "repeat:                 %d run%s", n, map[bool]string{true: "s"}[n != 1])
 	if n > 0 {
 		rps := make([]float64, n)
 		p99 := make([]float64, n)

@@ -50,17 +50,18 @@ func main() {
 
 // stopSignals returns the channel of the signals that stop gb: SIGINT,
 // SIGTERM and SIGHUP (a closed terminal: the live panel is taken down and
-// the report printed and written, as for SIGTERM). A signal that gb was
-// started with ignored (nohup, a background job) stays ignored. SIGPIPE
-// is ignored: a reader that goes away (gb ... | head -1) makes writes to
-// stdout fail with EPIPE instead of killing gb before it writes its files.
+// the report printed and written, as for SIGTERM); under nohup (SIGHUP
+// ignored at start) it stays ignored. SIGINT is caught even when a shell
+// started gb in the background with it ignored, as before: kill -INT
+// stops such a run. SIGPIPE is ignored: a reader that goes away (gb ... |
+// head -1) makes writes to stdout fail with EPIPE instead of killing gb
+// before it writes its files.
 func stopSignals() <-chan os.Signal {
 	signal.Ignore(syscall.SIGPIPE)
 	sig := make(chan os.Signal, 2)
-	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
-		if !signal.Ignored(s) {
-			signal.Notify(sig, s)
-		}
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sig, syscall.SIGHUP)
 	}
 	return sig
 }

@@ -281,7 +281,7 @@ func TestRepeatInterrupted(t *testing.T) {
 		t.Fatalf("runs %d, interrupted %v:\n%.400s", len(rf.Runs), rf.Interrupted != nil, b)
 	}
 	out := g.stdout.String()
-	if !strings.Contains(out, "repeat:                 1 runs: ") || !strings.Contains(out, "; run 2 of 3 interrupted, left out") ||
+	if !strings.Contains(out, "repeat:                 1 run: ") || !strings.Contains(out, "; run 2 of 3 interrupted, left out") ||
 		number(t, out, "Complete requests") != 20 {
 		t.Errorf("report:\n%s", out)
 	}
