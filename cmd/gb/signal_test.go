@@ -40,8 +40,15 @@ type watchedGB struct {
 // given (then it is the process's stdout and the caller owns it).
 func startWatched(t *testing.T, out *os.File, args ...string) *watchedGB {
 	t.Helper()
+	return startWatchedCmd(t, out, exec.Command(gbBin, args...))
+}
+
+// startWatchedCmd is startWatched for a command that runs gb (a shell
+// that execs it).
+func startWatchedCmd(t *testing.T, out *os.File, cmd *exec.Cmd) *watchedGB {
+	t.Helper()
 	skipUnderRace(t)
-	g := &watchedGB{cmd: exec.Command(gbBin, args...), grew: make(chan struct{}, 1), exited: make(chan struct{})}
+	g := &watchedGB{cmd: cmd, grew: make(chan struct{}, 1), exited: make(chan struct{})}
 	if out != nil {
 		g.cmd.Stdout = out
 	} else {
@@ -222,6 +229,24 @@ func TestSIGHUPStopsLikeSIGTERM(t *testing.T) {
 	res := readResult(t, js)
 	if res.StoppedBy != stats.StopSignal || len(res.Check()) > 0 {
 		t.Errorf("stopped by %q, check %v", res.StoppedBy, res.Check())
+	}
+}
+
+// TestSIGINTWhenStartedIgnored: a shell script's background job starts
+// with SIGINT ignored; kill -INT still stops gb as it always did (exit 1,
+// JSON written).
+func TestSIGINTWhenStartedIgnored(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "r.json")
+	g := startWatchedCmd(t, nil, exec.Command("sh", "-c", `trap "" INT; exec "$0" --live=on -c 1 -t 60 --json "$1" "$2"`,
+		gbBin, js, srv.URL()+"/delay?d=5ms"))
+	g.awaitStderr(t, "elapsed ")
+	g.signal(t, syscall.SIGINT)
+	if code := g.wait(t); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if res := readResult(t, js); res.StoppedBy != stats.StopSignal {
+		t.Errorf("stopped by %q", res.StoppedBy)
 	}
 }
 
