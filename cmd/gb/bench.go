@@ -185,7 +185,13 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	if !prog.on {
 		_ = report.Done(stdout)
 	}
-	defer exitOnSignal("gb", sig, stderr)() // the load is over: a signal now exits at once
+	// The load is over: its report and files are written unless a second
+	// signal comes (the first may have stopped the load).
+	nth := 2
+	if s.interrupted {
+		nth = 1
+	}
+	defer exitOnSignal("gb", sig, stderr, nth)()
 	return conclude(s, o, stdout, stderr)
 }
 

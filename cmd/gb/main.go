@@ -161,7 +161,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		c.usage(stdout)
 		return exitOK
 	case ok && c.quick:
-		defer exitOnSignal("gb "+name, sig, stderr)()
+		defer exitOnSignal("gb "+name, sig, stderr, 1)()
 		return c.run(rest, stdout, stderr, sig)
 	case ok:
 		return c.run(rest, stdout, stderr, sig)
@@ -190,19 +190,23 @@ func wantsHelp(args []string) bool {
 	return false
 }
 
-// exitOnSignal ends a quick command on the first signal from sig: one line
-// on stderr, the temporary files of unfinished writes removed, exit 1.
-// The function it returns stops the watch (call it when the command
-// returns).
-func exitOnSignal(name string, sig <-chan os.Signal, stderr io.Writer) (stop func()) {
+// exitOnSignal exits gb at the nth signal from sig (1: a quick command,
+// which has nothing to report; 2: while a run's report and files are
+// written, which the first signal must not cut short): one line on
+// stderr, the temporary files of unfinished writes removed, exit 1. The
+// function it returns stops the watch (call it when the command returns).
+func exitOnSignal(name string, sig <-chan os.Signal, stderr io.Writer, nth int) (stop func()) {
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-sig:
-			fmt.Fprintf(stderr, "%s: interrupted\n", name)
-			exitNow()
-		case <-done:
+		for range nth {
+			select {
+			case <-sig:
+			case <-done:
+				return
+			}
 		}
+		fmt.Fprintf(stderr, "%s: interrupted\n", name)
+		exitNow()
 	}()
 	return func() { close(done) }
 }
