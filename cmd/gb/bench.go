@@ -15,10 +15,15 @@ import (
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/stats"
 )
 
 // bench is the ab-compatible benchmark mode.
 func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
+	if wantsHelp(args) { // gb URL --help; -h stays ab's (stderr, 22)
+		printUsage(stdout)
+		return exitOK
+	}
 	o := defaultOptions()
 	rest, err := parseAll(args, abSpecs, &o)
 	switch {
@@ -176,17 +181,23 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	if prog.on {
 		opts = append(opts, gb.WithProgress(0, prog.update))
 	}
-	runs, err := repeatRuns(p, o, sig, opts)
+	s, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
 		prog.stop()
 		return fail(stderr, err)
 	}
-	res := runs[len(runs)-1]
-	prog.finish(res)
+	prog.finish(s.last())
 	if !prog.on {
 		_ = report.Done(stdout)
 	}
-	return conclude(runs, o, stdout, stderr)
+	// The load is over: its report and files are written unless a second
+	// signal comes (the first may have stopped the load).
+	nth := 2
+	if s.interrupted {
+		nth = 1
+	}
+	defer exitOnSignal("gb", sig, stderr, nth)()
+	return conclude(s, o, stdout, stderr)
 }
 
 // runProfile is the profile option of run i of --repeat: each run saves
@@ -200,30 +211,57 @@ func (o *options) runProfile(i int) gb.Option {
 	return gb.WithProfile(pr)
 }
 
+// series is what a run or --repeat's runs gave.
+type series struct {
+	runs []*gb.Result // the runs that ran to their end, in order (a single run: even when interrupted)
+	// partial is the run of --repeat that a signal cut short, nil when
+	// none: it is reported but left out of the statistics.
+	partial *gb.Result
+	// interrupted: a signal ended the series, in a run or in a pause.
+	interrupted bool
+}
+
+// last is the series' last run.
+func (s *series) last() *gb.Result {
+	if s.partial != nil {
+		return s.partial
+	}
+	return s.runs[len(s.runs)-1]
+}
+
 // repeatRuns runs the plan once, or --repeat times with --pause between
-// runs; a signal ends the series after the run it interrupted.
-func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) ([]*gb.Result, error) {
-	var runs []*gb.Result
+// runs; a signal ends the series in the run or pause it interrupted.
+func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) (*series, error) {
+	s := &series{}
+	n := max(o.repeat, 1)
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
-		for i := range max(o.repeat, 1) {
+		for i := range n {
 			if i > 0 && o.pause > 0 {
 				select {
 				case <-time.After(o.pause):
 				case <-ctx.Done():
 				}
 			}
+			if i > 0 && ctx.Err() != nil {
+				break
+			}
 			res, err := p.Run(ctx, append(opts, o.runProfile(i))...)
 			if err != nil {
 				return nil, err
 			}
-			runs = append(runs, res)
+			if n > 1 && res.StoppedBy == stats.StopSignal {
+				s.partial = res
+				break
+			}
+			s.runs = append(s.runs, res)
 			if ctx.Err() != nil {
 				break
 			}
 		}
+		s.interrupted = ctx.Err() != nil
 		return nil, nil
 	})
-	return runs, err
+	return s, err
 }
 
 // atExit holds what must happen even when a second signal makes gb exit
@@ -244,10 +282,7 @@ func runSignalled(sig <-chan os.Signal, f func(context.Context) (*gb.Result, err
 			cancel()
 			select {
 			case <-sig:
-				for _, f := range atExit {
-					f()
-				}
-				os.Exit(exitFailure)
+				exitNow()
 			case <-done:
 			}
 		case <-done:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gb-bench/gb/internal/compare"
+	"github.com/gb-bench/gb/internal/getopt"
 )
 
 // exitRegression is gb compare's exit code when --max-regression fails
@@ -188,6 +189,9 @@ func parseCompare(args []string) (*compareOptions, error) {
 			co.badHelp = true
 		default:
 			err = fmt.Errorf("unknown option %q (see gb compare --help)", a)
+			if near := getopt.Nearest(strings.TrimLeft(name, "-"), []string{"max-regression", "profile-diff-dir", "top", "help"}); near != "" {
+				err = fmt.Errorf("unknown option %s; did you mean --%s?", name, near)
+			}
 		}
 		if err != nil {
 			return nil, err

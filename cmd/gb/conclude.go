@@ -2,25 +2,30 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
-	"golang.org/x/term"
 )
 
-// conclude checks, prints and writes the results of the runs (one, or
-// --repeat's k: the report is the median run's) and returns the exit code.
-func conclude(runs []*gb.Result, o *options, stdout, stderr io.Writer) int {
-	res := median(runs)
-	for _, r := range runs {
+// conclude checks, prints and writes the results of the series (one run,
+// or --repeat's: the report is the median complete run's) and returns the
+// exit code.
+func conclude(s *series, o *options, stdout, stderr io.Writer) int {
+	res := s.report()
+	for _, r := range append(slices.Clone(s.runs), s.partial) {
+		if r == nil {
+			continue
+		}
 		for _, err := range r.Check() {
 			fmt.Fprintf(stderr, "gb: BUG: accounting invariant broken: %v (please report this)\n", err)
 		}
@@ -35,22 +40,22 @@ func conclude(runs []*gb.Result, o *options, stdout, stderr io.Writer) int {
 	} else {
 		_ = report.Text(stdout, res, ro)
 	}
-	if f, ok := stdout.(*os.File); ok && !o.html && term.IsTerminal(int(f.Fd())) {
+	if !o.html && isTerminal(stdout) {
 		_ = report.LatencyHistogram(stdout, res, 0)
 	}
-	if len(runs) > 1 {
-		fmt.Fprintln(stdout, spread(runs))
+	if o.repeat > 1 {
+		fmt.Fprint(stdout, s.spread(o.repeat))
 	}
 	if o.verbosity >= 2 {
 		report.GCSummary(stderr, res.Elapsed)
 	}
 	verdicts := checkThresholds(res, o, stdout, stderr)
 	code := exitOK
-	if err := writeFiles(runs, res, verdicts, o); err != nil {
+	if err := writeFiles(s, res, verdicts, o); err != nil {
 		fmt.Fprintf(stderr, "gb: %v\n", err)
 		code = exitFailure
 	}
-	if res.StoppedBy == stats.StopSignal || res.StoppedBy == stats.StopError {
+	if s.interrupted || res.StoppedBy == stats.StopSignal || res.StoppedBy == stats.StopError {
 		code = exitFailure
 	}
 	if why := noResponse(res); why != "" {
@@ -63,6 +68,15 @@ func conclude(runs []*gb.Result, o *options, stdout, stderr io.Writer) int {
 	return code
 }
 
+// report is the run the report shows: the median complete run, or the
+// partial run when no run completed.
+func (s *series) report() *gb.Result {
+	if len(s.runs) == 0 {
+		return s.partial
+	}
+	return median(s.runs)
+}
+
 // median returns the run with the median requests per second.
 func median(runs []*gb.Result) *gb.Result {
 	sorted := slices.Clone(runs)
@@ -70,20 +84,45 @@ func median(runs []*gb.Result) *gb.Result {
 	return sorted[len(sorted)/2]
 }
 
-// spread is --repeat's line: min, median and max over the runs of
-// requests per second and of the lead latency's p99.
-func spread(runs []*gb.Result) string {
-	rps := make([]float64, len(runs))
-	p99 := make([]float64, len(runs))
-	for i, r := range runs {
-		rps[i] = r.RPS()
-		p99[i] = float64(r.Percentile(report.LeadPhase(r), 99)) / 1e6
+// minRunsForInterval is the fewest runs whose median has a 95% confidence
+// interval (benchmath's order-statistic interval: with 5 or fewer, gb
+// compare shows "± ∞").
+const minRunsForInterval = 6
+
+// spread is --repeat's lines (of want runs): min, median and max over the
+// complete runs of requests per second and of the lead latency's p99; the
+// run a signal cut short, which they leave out; and a note when the runs
+// are too few for gb compare's confidence interval.
+func (s *series) spread(want int) string {
+	var b strings.Builder
+	n := len(s.runs)
+	fmt.Fprintf(&b, "repeat:                 %d run%s", n, map[bool]string{true: "s"}[n != 1])
+	if n > 0 {
+		rps := make([]float64, n)
+		p99 := make([]float64, n)
+		for i, r := range s.runs {
+			rps[i] = r.RPS()
+			p99[i] = float64(r.Percentile(report.LeadPhase(r), 99)) / 1e6
+		}
+		slices.Sort(rps)
+		slices.Sort(p99)
+		mid := n / 2
+		fmt.Fprintf(&b, ": req/s min %.2f median %.2f max %.2f; p99 ms min %.3f median %.3f max %.3f",
+			rps[0], rps[mid], rps[n-1], p99[0], p99[mid], p99[n-1])
 	}
-	slices.Sort(rps)
-	slices.Sort(p99)
-	mid := len(runs) / 2
-	return fmt.Sprintf("repeat:                 %d runs: req/s min %.2f median %.2f max %.2f; p99 ms min %.3f median %.3f max %.3f",
-		len(runs), rps[0], rps[mid], rps[len(rps)-1], p99[0], p99[mid], p99[len(p99)-1])
+	switch {
+	case s.partial != nil && n == 0:
+		fmt.Fprintf(&b, "; run 1 of %d interrupted: the report above is its partial result", want)
+	case s.partial != nil:
+		fmt.Fprintf(&b, "; run %d of %d interrupted, left out", n+1, want)
+	case s.interrupted && n < want:
+		fmt.Fprintf(&b, "; interrupted before run %d of %d", n+1, want)
+	}
+	b.WriteString("\n")
+	if want < minRunsForInterval {
+		fmt.Fprintf(&b, "                        n=%d: too few runs for a 95 percent interval; use --repeat %d or more\n", want, minRunsForInterval)
+	}
+	return b.String()
 }
 
 // checkThresholds evaluates --threshold on res and prints the section
@@ -97,16 +136,31 @@ func checkThresholds(res *gb.Result, o *options, stdout, stderr io.Writer) []thr
 	rs := threshold.Evaluate(ts, res)
 	_ = threshold.WriteText(stdout, rs)
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			err = threshold.WriteMarkdown(f, "gb "+res.Target.URL, rs)
-			err = errors.Join(err, f.Close())
-		}
+		err := appendSummary(path, func(w io.Writer) error { return threshold.WriteMarkdown(w, "gb "+res.Target.URL, rs) })
 		if err != nil {
 			fmt.Fprintf(stderr, "gb: warning: GITHUB_STEP_SUMMARY: %v\n", err)
 		}
 	}
 	return rs
+}
+
+// appendSummary appends what write writes to the regular file at path
+// (created if missing). Anything else is refused before a byte is
+// written: a named pipe would hang gb (it is opened without waiting for a
+// reader), a device is no summary.
+func appendSummary(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EISDIR) {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	return errors.Join(write(f), f.Close())
 }
 
 // noResponse says why a run that was not interrupted got no response at
@@ -135,10 +189,10 @@ func noResponse(res *gb.Result) string {
 // writeFiles writes the run's output files. ab writes -e and -g only when
 // a request completed; without one the others are still written and the
 // error names the file left out.
-func writeFiles(runs []*gb.Result, res *gb.Result, verdicts []threshold.Result, o *options) error {
+func writeFiles(s *series, res *gb.Result, verdicts []threshold.Result, o *options) error {
 	files := []reportFile{{"--json", o.jsonFile, func(w io.Writer) error {
-		if len(runs) > 1 {
-			return stats.Runs{Runs: runs}.Write(w)
+		if o.repeat > 1 {
+			return writeRepeat(w, s)
 		}
 		return report.JSON(w, res)
 	}},
@@ -146,7 +200,7 @@ func writeFiles(runs []*gb.Result, res *gb.Result, verdicts []threshold.Result, 
 		{"--hgrm", o.hgrmFile, func(w io.Writer) error { return report.HGRM(w, res) }},
 		{"--hlog", o.hlogFile, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"--bench-out", o.benchOut, func(w io.Writer) error {
-			return report.BenchFormat(w, report.BenchName(res.Target.Path), runs)
+			return report.BenchFormat(w, report.BenchName(res.Target.Path), s.runs)
 		}},
 		{"--junit", o.junitFile, func(w io.Writer) error {
 			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, verdicts)
@@ -168,6 +222,23 @@ func writeFiles(runs []*gb.Result, res *gb.Result, verdicts []threshold.Result, 
 		return err
 	}
 	return unwritten
+}
+
+// repeatFile is --repeat's JSON: the complete runs under "runs", as
+// stats.ReadRuns (gb report, gb compare) reads them, and the run a signal
+// cut short under "interrupted", which they leave out.
+type repeatFile struct {
+	Runs        []*gb.Result `json:"runs"`
+	Interrupted *gb.Result   `json:"interrupted,omitempty"`
+}
+
+// writeRepeat writes s as a repeatFile, formatted as stats.Runs.Write
+// formats its runs.
+func writeRepeat(w io.Writer, s *series) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	e.SetEscapeHTML(false)
+	return e.Encode(repeatFile{Runs: append([]*gb.Result{}, s.runs...), Interrupted: s.partial})
 }
 
 // hint suggests what fixes a certificate failure. Only an unknown

@@ -51,7 +51,7 @@ var mergeSpecs = []getopt.Spec[mergeOptions]{
 // mergeCmd is gb merge: the results of a split load made one.
 func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 	var mo mergeOptions
-	files, err := getopt.Parse(args, mergeSpecs, &mo)
+	files, err := getopt.ParseAnywhere(args, mergeSpecs, &mo)
 	if err == nil && len(files) == 0 {
 		err = getopt.Errorf(false, "want the result files to merge (gb merge --help)")
 	}

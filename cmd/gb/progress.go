@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/stats"
@@ -39,9 +36,7 @@ func newProgress(o *options, w io.Writer) *progress {
 	p := &progress{on: !o.quiet && abRequests > 150, total: total, w: w}
 	p.every = max(abRequests/10, 100)
 	p.next = p.every
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
-	}
+	p.tty = isTerminal(w)
 	p.panel = p.on && (o.live == "on" || o.live != "off" && p.tty)
 	p.limit = liveLimits{Requests: total, Duration: o.cfg.Duration, Rate: perSecond(o.cfg.Rate)}
 	return p

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -58,9 +57,10 @@ func wantRampLive(o *options, stderr io.Writer) bool {
 	return !o.quiet && o.verbosity < 2 && (o.live == "on" || o.live != "off" && isTerminal(stderr))
 }
 
-// isTerminal reports whether w is a terminal.
+// isTerminal reports whether w is a terminal (an *os.File or gb's
+// stdoutWriter over one).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -44,7 +44,7 @@ var reportSpecs = []getopt.Spec[reportOptions]{
 // reportCmd is gb report: a saved result rendered again.
 func reportCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 	var ro reportOptions
-	rest, err := getopt.Parse(args, reportSpecs, &ro)
+	rest, err := getopt.ParseAnywhere(args, reportSpecs, &ro)
 	if err == nil && len(rest) != 1 {
 		err = getopt.Errorf(false, "want one result file (gb report --help)")
 	}

@@ -40,17 +40,32 @@ func Errorf(usage bool, format string, a ...any) error {
 // Parse applies argv to dst. Parsing stops at the first argument that is
 // not an option; the rest are returned.
 func Parse[T any](argv []string, specs []Spec[T], dst *T) ([]string, error) {
+	return parse(argv, specs, dst, false)
+}
+
+// ParseAnywhere applies argv to dst with the options anywhere: before,
+// between or after the other arguments, which it returns in order. "--"
+// ends the options; "-" is an argument.
+func ParseAnywhere[T any](argv []string, specs []Spec[T], dst *T) ([]string, error) {
+	return parse(argv, specs, dst, true)
+}
+
+// parse is Parse, or ParseAnywhere when anywhere is set.
+func parse[T any](argv []string, specs []Spec[T], dst *T, anywhere bool) ([]string, error) {
+	var args []string
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
 		var used int
 		var err error
 		switch {
 		case a == "--":
-			return argv[i+1:], nil
+			return append(args, argv[i+1:]...), nil
 		case strings.HasPrefix(a, "--"):
 			used, err = parseLong(a[2:], argv[i+1:], specs, dst)
 		case len(a) > 1 && a[0] == '-':
 			used, err = parseShort(a[1:], argv[i+1:], specs, dst)
+		case anywhere:
+			args = append(args, a)
 		default:
 			return argv[i:], nil
 		}
@@ -59,7 +74,7 @@ func Parse[T any](argv []string, specs []Spec[T], dst *T) ([]string, error) {
 		}
 		i += used
 	}
-	return nil, nil
+	return args, nil
 }
 
 // parseShort applies one cluster of short options; it returns how many of
@@ -93,6 +108,9 @@ func parseLong[T any](arg string, rest []string, specs []Spec[T], dst *T) (int, 
 	name, value, hasValue := strings.Cut(arg, "=")
 	s := FindLong(specs, name)
 	if s == nil {
+		if near := nearestLong(specs, name); near != "" {
+			return 0, Errorf(false, "unknown option --%s; did you mean --%s?", name, near)
+		}
 		return 0, Errorf(true, "unknown option --%s", name)
 	}
 	switch {
@@ -108,6 +126,41 @@ func parseLong[T any](arg string, rest []string, specs []Spec[T], dst *T) (int, 
 		return 0, Errorf(true, "option requires an argument -- %s", name)
 	}
 	return 1, s.apply(rest[0], dst)
+}
+
+// nearestLong is the long option of specs a mistyped name most likely
+// meant (see Nearest).
+func nearestLong[T any](specs []Spec[T], name string) string {
+	names := make([]string, 0, len(specs))
+	for i := range specs {
+		if specs[i].Long != "" {
+			names = append(names, specs[i].Long)
+		}
+	}
+	return Nearest(name, names)
+}
+
+// Nearest is the name a mistyped one most likely meant: the closest
+// within two edits (the first in sort order on a tie), or else the only
+// one it begins; "" when none is. Names shorter than three bytes are not
+// guessed at.
+func Nearest(name string, names []string) string {
+	if len(name) < 3 {
+		return ""
+	}
+	best, dist, prefixed := "", 3, []string{}
+	for _, n := range names {
+		if strings.HasPrefix(n, name) {
+			prefixed = append(prefixed, n)
+		}
+		if d := EditDistance(name, n); d < dist || d == dist && n < best {
+			best, dist = n, d
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		best = prefixed[0]
+	}
+	return best
 }
 
 // apply sets a value-taking option, naming the option in any error.
@@ -155,4 +208,25 @@ func FindLong[T any](specs []Spec[T], name string) *Spec[T] {
 // literals.
 func New[T any](short byte, long, arg, help string, set func(dst *T, value string) error) Spec[T] {
 	return Spec[T]{Short: short, Long: long, Arg: arg, Help: help, Set: set}
+}
+
+// EditDistance is the Levenshtein distance of a and b, in bytes.
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -128,6 +129,8 @@ func replace(path string, perm os.FileMode, fn func(io.Writer) error) (err error
 	if err != nil {
 		return dirError(dir, err)
 	}
+	unfinished.add(f.Name())
+	defer unfinished.remove(f.Name())
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -153,6 +156,43 @@ func replace(path string, perm os.FileMode, fn func(io.Writer) error) (err error
 		return err
 	}
 	return syncDir(dir)
+}
+
+// unfinished are the temporary files of the writes under way.
+var unfinished tempFiles
+
+// tempFiles is a set of temporary file names, safe for concurrent use.
+type tempFiles struct {
+	mu    sync.Mutex
+	names map[string]struct{}
+}
+
+func (t *tempFiles) add(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.names == nil {
+		t.names = map[string]struct{}{}
+	}
+	t.names[name] = struct{}{}
+}
+
+func (t *tempFiles) remove(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.names, name)
+}
+
+// RemoveUnfinished removes the temporary files of the writes under way,
+// for a program about to exit in the middle of one (a second signal): no
+// ".NAME.tmp-*" file is left beside the paths, which keep their old
+// contents. Writes still running fail afterwards.
+func RemoveUnfinished() {
+	unfinished.mu.Lock()
+	defer unfinished.mu.Unlock()
+	for name := range unfinished.names {
+		os.Remove(name)
+		delete(unfinished.names, name)
+	}
 }
 
 // ErrNoReader is Write's error for a named pipe that no process has open

@@ -305,3 +305,31 @@ func TestWriteFIFOWithReader(t *testing.T) {
 		t.Errorf("the fifo was replaced: %v %v", fi, err)
 	}
 }
+
+// TestRemoveUnfinished: a program exiting in the middle of a Write (a
+// second signal) leaves no temporary file beside the path, which keeps
+// its old contents.
+func TestRemoveUnfinished(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(path, 0o600, func(w io.Writer) error {
+		if _, err := io.WriteString(w, strings.Repeat("new", 10000)); err != nil {
+			return err
+		}
+		RemoveUnfinished() // what the exit path does
+		return nil
+	})
+	if err == nil {
+		t.Error("Write succeeded after its temporary file was removed")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("path holds %.20q, want the old contents", b)
+	}
+}
