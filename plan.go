@@ -175,7 +175,7 @@ func waitUntil(ctx context.Context, at time.Time) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("gb: stopped while waiting for the start time %s: %w", at.Format(time.RFC3339Nano), context.Cause(ctx))
+		return fmt.Errorf("stopped before the start time %s: %w", at.Format(time.RFC3339Nano), context.Cause(ctx))
 	}
 }
 
@@ -190,7 +190,7 @@ func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, e
 		c.Concurrency, c.Requests, c.Duration, c.Rate, c.Warmup = 0, 0, 0, Rate{}, 0
 	}
 	if !reflect.DeepEqual(a, b) {
-		return nil, errors.New("gb: a step may change only Concurrency, Requests, Duration, Rate and Warmup")
+		return nil, errors.New("Plan.Step: a step may change only Config.Concurrency, Requests, Duration, Rate and Warmup")
 	}
 	cfg, err := cfg.Sharded()
 	if err != nil {
@@ -200,7 +200,7 @@ func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, e
 		return nil, err
 	}
 	if p.loops > 0 && cfg.concurrency() > p.cfg.concurrency() {
-		return nil, errors.New("gb: a step on the event loops may not exceed the Plan's concurrency")
+		return nil, errors.New("Plan.Step: a step on the event loops may not exceed the Plan's Config.Concurrency")
 	}
 	return p.run(ctx, cfg, opts)
 }

@@ -3,6 +3,7 @@ package gb_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,8 +35,19 @@ func TestStepCarriesConnections(t *testing.T) {
 	}
 	other := base
 	other.URL = srv.URL() + "/json"
-	if _, err := p.Step(context.Background(), other); err == nil {
-		t.Error("a step with another URL was accepted")
+	if _, err := p.Step(context.Background(), other); err == nil || strings.HasPrefix(err.Error(), "gb: ") {
+		t.Errorf("a step with another URL: %v, want a refusal without the CLI's prefix", err)
+	}
+}
+
+// TestStartAtStopped: a run stopped while it waits for Config.StartAt says
+// so without the CLI's "gb: " prefix, which the CLI adds (no "gb: gb:").
+func TestStartAtStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := gb.Run(ctx, gb.Config{URL: "http://127.0.0.1:1/", Requests: 1, StartAt: time.Now().Add(time.Hour)})
+	if err == nil || strings.HasPrefix(err.Error(), "gb: ") || !strings.Contains(err.Error(), "start time") {
+		t.Errorf("stopped before the start: %v", err)
 	}
 }
 
