@@ -176,7 +176,7 @@ func (d *Dist) MarshalJSON() ([]byte, error) {
 		if d.Hist != nil {
 			b, err = d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		} else {
-			b, err = d.packed.Encode()
+			b = encodePacked(d.packed) // the library's bytes, one pooled zlib writer
 		}
 		if err != nil {
 			return nil, fmt.Errorf("stats: encode histogram: %w", err)
