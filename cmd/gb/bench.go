@@ -302,6 +302,7 @@ func readBody(o *options) ([]byte, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
+		//lint:ignore ST1005 ab's wording, byte for byte
 		return nil, fmt.Errorf("Could not open %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
 	}
 	if !fi.Mode().IsRegular() {
@@ -309,6 +310,7 @@ func readBody(o *options) ([]byte, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
+		//lint:ignore ST1005 ab's wording, byte for byte
 		return nil, fmt.Errorf("Could not read %s data file (%s): %v", o.methodKind, path, unwrapPath(err))
 	}
 	if b == nil {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -165,6 +164,3 @@ func latencyChart(t timeAxis) (*plot.Plot, error) {
 	}
 	return timePlot("Latency over time", "latency (ms)", lines)
 }
-
-// seriesSpan is the time a Series covers, for the page's caption.
-func seriesSpan(s *stats.Series) time.Duration { return s.Interval * time.Duration(len(s.Points)) }

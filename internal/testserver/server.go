@@ -356,13 +356,3 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 		return false
 	}
 }
-
-// closing reports whether Close has been called.
-func (s *Server) closing() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
