@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -213,6 +214,12 @@ func TestSIGPIPEStillWritesFiles(t *testing.T) {
 func TestSIGHUPStopsLikeSIGTERM(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
+	// Under nohup the test process ignores SIGHUP, and gb started with it
+	// ignored keeps ignoring it, as nohup asks. Catching it here makes the
+	// child start with the default disposition, as under a terminal.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	g := startWatched(t, nil, "--live=on", "-c", "2", "-t", "60", "--json", js, srv.URL()+"/delay?d=5ms")
 	g.awaitStderr(t, "elapsed ")
 	g.signal(t, syscall.SIGHUP)
