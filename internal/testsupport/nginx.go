@@ -170,11 +170,18 @@ func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 	if n.Unix != "" {
 		waitListening(t, "unix", n.Unix)
 	}
+	for _, m := range extraUnix.FindAllStringSubmatch(o.Extra, -1) { // a test's own "listen unix:PATH;"
+		waitListening(t, "unix", m[1])
+	}
 	if tlsPort != 0 {
 		waitListening(t, "tcp", "127.0.0.1:"+strconv.Itoa(tlsPort))
 	}
 	return n
 }
+
+// extraUnix finds the sockets of "listen unix:PATH" directives in
+// NginxOptions.Extra, which nginx may start listening on after its TCP port.
+var extraUnix = regexp.MustCompile(`listen\s+unix:([^\s;]+)`)
 
 // tlsListen writes the certificate and returns the TLS listener's
 // directives, h2 on when http2 is set.
