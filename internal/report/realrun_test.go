@@ -18,8 +18,14 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// realInterval is the length of one interval of a real run.
-const realInterval = 250 * time.Millisecond
+// realInterval is the length of one interval of a real run, as its Series
+// says; realRequests is what each interval sends: a count, not a time, so
+// that each shape's 503s and slow responses are there however busy the
+// machine is (the server draws them from a seeded sequence).
+const (
+	realInterval = 250 * time.Millisecond
+	realRequests = 120
+)
 
 // realShapes are the testserver queries of a real run's intervals, in
 // order: fast, then slower with some 503s, then a bad patch with 500s and
@@ -64,7 +70,7 @@ func realRun(t *testing.T, rate float64, withProfile bool) *stats.Result {
 	}
 	total := &stats.Result{Series: &stats.Series{Interval: realInterval}}
 	for i, shape := range realShapes {
-		addInterval(total, runOnce(ctx, t, srv, "/ok?"+shape+"&seed="+strconv.Itoa(i), concurrency, rate, realInterval, 40*time.Millisecond))
+		addInterval(total, runOnce(ctx, t, srv, "/ok?"+shape+"&seed="+strconv.Itoa(i), concurrency, rate, realRequests, 0, 40*time.Millisecond))
 	}
 	total.End = total.Start.Add(total.Elapsed)
 	if capture != nil {
@@ -76,10 +82,11 @@ func realRun(t *testing.T, rate float64, withProfile bool) *stats.Result {
 	return total
 }
 
-// runOnce runs real load on srv's path for d: concurrency connections
-// with keep-alive, paced at rate requests per second when rate is above 0,
-// with a first-byte timeout of ttfb (0 = none).
-func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path string, concurrency int, rate float64, d, ttfb time.Duration) *stats.Result {
+// runOnce runs real load on srv's path: n requests when n > 0, else for
+// d, from concurrency connections with keep-alive, paced at rate requests
+// per second when rate is above 0, with a first-byte timeout of ttfb
+// (0 = none).
+func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path string, concurrency int, rate float64, n int64, d, ttfb time.Duration) *stats.Result {
 	t.Helper()
 	u, err := url.Parse(srv.URL())
 	if err != nil {
@@ -89,7 +96,7 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 	req := h1.Request{Method: "GET", Target: path, Host: u.Host, UserAgent: "gb-test"}
 	cc := &client.Config{Addr: u.Host, Request: req.Append(nil), KeepAlive: true, Idempotent: true,
 		Timeout: 5 * time.Second, FirstByteTimeout: ttfb}
-	cfg := load.Config{Concurrency: concurrency, Duration: d,
+	cfg := load.Config{Concurrency: concurrency, Requests: n, Duration: d,
 		NewConn: func(ctx context.Context) load.Conn { return client.NewFast(ctx, cc) }}
 	tg := stats.Target{URL: srv.URL() + path, Method: "GET", Host: u.Hostname(), Port: port, Path: path,
 		Concurrency: concurrency, TimeLimit: d, Timeout: 5 * time.Second, KeepAlive: true, Engine: "goroutine"}
@@ -115,7 +122,7 @@ func realRamp(t *testing.T) *report.Ramp {
 	rp := &report.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: report.ByConcurrency,
 		Command: []string{"gb", "ramp", "-k", "--from", "2", "--to", "20", srv.URL() + "/limited?d=5ms&max=8"}}
 	for _, c := range []int{2, 4, 6, 8, 10, 12, 16, 20} {
-		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 400*time.Millisecond, 0))
+		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 0, 400*time.Millisecond, 0))
 	}
 	rp.MaxErrors = 0.01
 	rp.Analyse()

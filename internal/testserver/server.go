@@ -19,8 +19,8 @@ import (
 )
 
 // closeWait bounds how long Close waits for handlers to return after it has
-// closed every connection.
-const closeWait = 10 * time.Second
+// closed every connection: a hang bound, long enough for a busy machine.
+const closeWait = 60 * time.Second
 
 // Options configures a Server. The zero value serves plain HTTP on
 // 127.0.0.1:0 with pprof and expvar mounted.

@@ -12,7 +12,7 @@ import (
 
 // closeWait bounds how long Close waits for connection goroutines to
 // return after it has closed every connection.
-const closeWait = 10 * time.Second
+const closeWait = 60 * time.Second
 
 // maxRequestBody caps the request body bytes an exchange reads and
 // discards.
