@@ -21,6 +21,10 @@ type ServerProfile struct {
 	// load: objects allocated, estimated from the sampled profile (the
 	// fallback when Runtime is nil); 0 without an allocs profile.
 	AllocObjects int64 `json:"alloc_objects,omitempty"`
+
+	// Diagnosis reads the profiles: what bounds the server; nil when
+	// nothing was captured.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // ServerCPU is the server's CPU profile over the load: back-to-back
