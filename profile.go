@@ -2,6 +2,7 @@ package gb
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"time"
@@ -83,7 +84,11 @@ func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profil
 			return c
 		}
 	}
-	o.warn("--profile: " + err.Error() + "; the run goes on without a server profile")
+	msg := "--profile: " + err.Error() + "; the run goes on without a server profile"
+	if _, ok := errors.AsType[*profile.NoPprofError](err); ok {
+		msg += ` or diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
+	}
+	o.warn(msg)
 	return nil
 }
 

@@ -53,3 +53,17 @@ func TestDiagnosisKnownCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnosisWithoutPprof: a server without pprof gets one line saying
+// what is missing and how to add it, and no diagnosis section (no guess).
+func TestDiagnosisWithoutPprof(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{NoPprof: true})
+	r := gbProcess(t, "-q", "-k", "-c", "2", "-n", "100", "--profile", "--profile-dir", filepath.Join(t.TempDir(), "p"), srv.URL()+"/hello")
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if r.code != 0 || len(lines) != 1 || !strings.Contains(lines[0], `import _ "net/http/pprof"`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "gb diagnosis:") {
+		t.Errorf("a diagnosis without pprof:\n%s", r.stdout)
+	}
+}

@@ -55,14 +55,18 @@ func classify(st []string) (class, by string) {
 		i++
 	}
 	rt := st[:i]
-	for _, f := range rt {
-		switch {
-		case f == "runtime.mallocgc" || strings.HasPrefix(f, "runtime.mallocgc"):
-			return Alloc, f
-		case hasAny(f, schedFuncs):
-			return Scheduler, f
-		case strings.HasPrefix(f, "runtime.netpoll"):
-			return Syscalls, f
+	for _, is := range []struct {
+		class string
+		match func(f string) bool
+	}{
+		{Alloc, func(f string) bool { return strings.HasPrefix(f, "runtime.mallocgc") }},
+		{Scheduler, func(f string) bool { return hasAny(f, schedFuncs) }},
+		{Syscalls, func(f string) bool { return strings.HasPrefix(f, "runtime.netpoll") }},
+	} {
+		for _, f := range rt {
+			if is.match(f) {
+				return is.class, f
+			}
 		}
 	}
 	if i == len(st) {

@@ -18,9 +18,10 @@
 //     runtime.gcMarkTermination...).
 //  2. The frames of package runtime (and internal/runtime/*,
 //     internal/bytealg) innermost are the runtime's own part: alloc when
-//     they hold runtime.mallocgc; scheduler when they hold
-//     runtime.schedule, findRunnable, park_m, gopark, goschedImpl...;
-//     syscalls when they hold runtime.netpoll.
+//     they hold runtime.mallocgc; else scheduler when they hold
+//     runtime.schedule, findRunnable, park_m, gopark, goschedImpl... (the
+//     idle scheduler's netpoll is the scheduler's); else syscalls when
+//     they hold runtime.netpoll.
 //  3. Otherwise the leaf-most frame outside the runtime decides (runtime
 //     helpers such as memmove count for their caller): syscalls for
 //     syscall, internal/poll, internal/syscall/*, golang.org/x/sys/unix;

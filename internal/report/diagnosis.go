@@ -31,7 +31,7 @@ func writeDiagnosis(w io.Writer, r *stats.Result) {
 			if cl.Top != "" {
 				v += ", most in " + cl.Top
 			}
-			line("cpu "+cl.Class, v)
+			line("cpu "+classWords(cl.Class), v)
 		}
 	}
 	writeGC(line, d.GC)
@@ -82,4 +82,22 @@ func count(n int64) string {
 		return "?"
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// classWords names a CPU class in a key (keys are lowercase words).
+func classWords(class string) string {
+	switch class {
+	case "user_cpu":
+		return "your code"
+	case "http_stack":
+		return "http stack"
+	case "alloc":
+		return "allocation"
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 'a' || r > 'z' {
+			return ' '
+		}
+		return r
+	}, class)
 }
