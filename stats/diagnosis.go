@@ -29,7 +29,10 @@ type DiagnosisCPU struct {
 
 // CPUClass is one cause's part of the server's CPU.
 type CPUClass struct {
-	Class      string        `json:"class"`          // "user_cpu", "http_stack", "gc", "alloc", "scheduler", "syscalls", "runtime", "other"
+	// Class is "user_cpu", "http_stack", "gc", "alloc", "scheduler",
+	// "syscalls", "runtime", "other", or "profiling" (the server answering
+	// gb's own profile requests: shown, never the bound).
+	Class      string        `json:"class"`
 	PerRequest time.Duration `json:"per_request_ns"` // CPU of this class per response
 	Share      float64       `json:"share"`          // of the sampled CPU, 0..1
 	Top        string        `json:"top,omitempty"`  // the function that classified most of it (untrusted)

@@ -189,7 +189,7 @@ func (b *Builder) verdict(d *stats.Diagnosis, memCPU time.Duration) (string, str
 	var cs []cand
 	if d.CPU != nil {
 		for _, c := range d.CPU.Classes {
-			if c.Class == GC || c.Class == Alloc {
+			if c.Class == GC || c.Class == Alloc || c.Class == Profiling {
 				continue
 			}
 			cs = append(cs, cand{c.Class, c.PerRequest, cpuAdvice(c)})

@@ -16,6 +16,9 @@ const (
 	Syscalls  = "syscalls"
 	Runtime   = "runtime"
 	Other     = "other"
+	// Profiling is the server answering gb's own profile requests
+	// (net/http/pprof, runtime/pprof on the stack): shown, never ranked.
+	Profiling = "profiling"
 )
 
 // gcRoots mark a GC sample anywhere on the stack.
@@ -44,6 +47,9 @@ var httpPkgs = []string{"net/http", "net/textproto", "net", "bufio", "mime", "ne
 func classify(st []string) (class, by string) {
 	if len(st) == 0 {
 		return Runtime, ""
+	}
+	if f := profiling(st); f != "" {
+		return Profiling, f
 	}
 	for _, f := range st {
 		if hasAny(f, gcRoots) {
@@ -161,4 +167,15 @@ func (s cpuSplit) topOf(class string) string {
 		}
 	}
 	return best
+}
+
+// profiling returns the outermost frame of net/http/pprof or runtime/pprof
+// on st (the server answering gb's profile requests), or "".
+func profiling(st []string) string {
+	for i := len(st) - 1; i >= 0; i-- {
+		if pkg := pkgPath(st[i]); pkg == "net/http/pprof" || pkg == "runtime/pprof" {
+			return st[i]
+		}
+	}
+	return ""
 }

@@ -13,6 +13,10 @@
 // Each CPU sample goes to one class, decided on its stack, innermost
 // frame first, the way pprof's flat column decides a function:
 //
+//  0. profiling: the stack holds net/http/pprof or runtime/pprof: the
+//     server answering gb's own profile requests. It is shown, never
+//     ranked, and such stacks count in no allocation, wait or goroutine
+//     site either.
 //  1. gc: the stack holds a GC worker or assist (runtime.gcBgMarkWorker,
 //     runtime.gcAssistAlloc*, runtime.bgsweep, runtime.bgscavenge,
 //     runtime.gcMarkTermination...).

@@ -71,6 +71,9 @@ func isOwn(name string) bool {
 // isRuntime reports whether a function belongs to the runtime proper.
 func isRuntime(name string) bool {
 	pkg := pkgPath(name)
+	if pkg == "" { // an assembly routine of the runtime ("aeshashbody"), not an address or "?"
+		return name != "?" && !strings.HasPrefix(name, "0x") && !strings.Contains(name, ".")
+	}
 	return pkg == "runtime" || strings.HasPrefix(pkg, "internal/runtime/") || pkg == "internal/bytealg"
 }
 

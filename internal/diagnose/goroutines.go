@@ -70,7 +70,9 @@ func byStack(p *profile.Profile) map[string]int64 {
 		if idx < 0 || idx >= len(s.Value) {
 			continue
 		}
-		out[shortStack(stack(s))] += s.Value[idx]
+		if st := stack(s); profiling(st) == "" {
+			out[shortStack(st)] += s.Value[idx]
+		}
 	}
 	return out
 }

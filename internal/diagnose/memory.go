@@ -34,8 +34,10 @@ func summariseAllocs(p *profile.Profile) allocSummary {
 		if oi >= 0 && oi < len(s.Value) && p.SampleType[oi].Type == "alloc_objects" {
 			a.objects += max(s.Value[oi], 0)
 		}
-		if f := innermostOwn(stack(s)); f != "" {
-			a.byOwn[f] += s.Value[bi]
+		if st := stack(s); profiling(st) == "" {
+			if f := innermostOwn(st); f != "" {
+				a.byOwn[f] += s.Value[bi]
+			}
 		}
 	}
 	return a

@@ -27,8 +27,9 @@ func waits(p *profile.Profile, kind string, requests int64) ([]stats.DiagnosisWa
 		if di >= len(s.Value) || s.Value[di] <= 0 {
 			continue
 		}
-		f := innermostOwn(stack(s))
-		if f == "" {
+		frames := stack(s)
+		f := innermostOwn(frames)
+		if f == "" || profiling(frames) != "" {
 			continue
 		}
 		st := by[f]

@@ -93,6 +93,8 @@ func classWords(class string) string {
 		return "http stack"
 	case "alloc":
 		return "allocation"
+	case "profiling":
+		return "profile requests"
 	}
 	return strings.Map(func(r rune) rune {
 		if r < 'a' || r > 'z' {
