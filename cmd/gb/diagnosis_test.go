@@ -36,6 +36,7 @@ func TestDiagnosisKnownCauses(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
+			validateSchema(t, js)
 			res := readResult(t, js)
 			if res.Profile == nil || res.Profile.Diagnosis == nil {
 				t.Fatalf("no diagnosis in the JSON:\n%s", r.stdout)
