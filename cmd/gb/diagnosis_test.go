@@ -21,7 +21,7 @@ func TestDiagnosisKnownCauses(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	for _, tc := range []struct {
 		name, path, kinds, c, n string
-		bound, names             string // Diagnosis.Bound, and what the verdict names
+		bound, names            string // Diagnosis.Bound, and what the verdict names
 	}{
 		{"cpu", "/slow/cpu?n=2000000", "cpu,allocs", "2", "200", "user_cpu", "testserver.burn"},
 		{"mutex", "/slow/mutex?d=2ms", "cpu,mutex", "8", "160", "contention", "testserver.holdLock"},
