@@ -83,7 +83,7 @@ func classify(st []string) (class, by string) {
 	switch {
 	case inPkgs(pkg, syscallPkgs):
 		return Syscalls, leaf
-	case isOwn(leaf):
+	case IsOwn(leaf):
 		return User, leaf
 	case inPkgs(pkg, httpPkgs) && !ownAbove(st[i:]):
 		return HTTP, leaf

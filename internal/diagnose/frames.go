@@ -57,9 +57,12 @@ func pkgPath(name string) string {
 	return name[:slash+1+dot]
 }
 
-// isOwn reports whether a function is the server's own code: outside the
-// standard library, or package main.
-func isOwn(name string) bool {
+// IsOwn reports whether the function named name belongs to the server's
+// own code: a package outside Go's standard library and runtime (its
+// main module, package main, and the modules it depends on). A name
+// without a package (an address, "?") or of a compiler-generated
+// function ("type:.eq.…") is not.
+func IsOwn(name string) bool {
 	pkg := pkgPath(name)
 	if pkg == "" || strings.ContainsAny(pkg, ": ") {
 		return false
@@ -81,7 +84,7 @@ func isRuntime(name string) bool {
 // on st, or "".
 func innermostOwn(st []string) string {
 	for _, f := range st {
-		if isOwn(f) {
+		if IsOwn(f) {
 			return f
 		}
 	}

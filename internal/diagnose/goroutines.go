@@ -81,7 +81,7 @@ func byStack(p *profile.Profile) map[string]int64 {
 func shortStack(st []string) string {
 	from := 0
 	for i, f := range st {
-		if isOwn(f) {
+		if IsOwn(f) {
 			from = i
 			break
 		}
