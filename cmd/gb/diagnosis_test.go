@@ -15,7 +15,8 @@ import (
 // diagnosis names that reason first, in the JSON and on the report's
 // first diagnosis line. The causes dominate by construction (work in one
 // user function; a lock held across a sleep under -c 8; megabytes of
-// garbage per request; a goroutine kept per request), not by speed, and
+// garbage per request; thousands of write(2) calls per request; a
+// goroutine kept per request), not by speed, and
 // each load is a few hundred requests.
 func TestDiagnosisKnownCauses(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
@@ -26,6 +27,7 @@ func TestDiagnosisKnownCauses(t *testing.T) {
 		{"cpu", "/slow/cpu?n=2000000", "cpu,allocs", "2", "200", "user_cpu", "testserver.burn"},
 		{"mutex", "/slow/mutex?d=2ms", "cpu,mutex", "8", "160", "contention", "testserver.holdLock"},
 		{"garbage", "/slow/garbage?n=20000", "cpu,allocs", "2", "200", "gc", "testserver.makeGarbage"},
+		{"syscall", "/slow/syscall?n=5000", "cpu", "2", "200", "syscalls", "testserver.writeBytes"},
 		{"leak", "/slow/leak", "cpu,goroutine", "2", "400", "goroutine_leak", "testserver.leakUntil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,6 +82,9 @@ func classify(st []string) (class, by string) {
 	pkg := pkgPath(leaf)
 	switch {
 	case inPkgs(pkg, syscallPkgs):
+		if own := innermostOwn(st[i:]); own != "" {
+			return Syscalls, own // the call site to change
+		}
 		return Syscalls, leaf
 	case IsOwn(leaf):
 		return User, leaf

@@ -47,6 +47,7 @@ func TestClassify(t *testing.T) {
 		{"runtime.epollwait;runtime.netpoll;runtime.findRunnable", Scheduler, "runtime.findRunnable"},
 		{"runtime.epollwait;runtime.netpoll;runtime.startTheWorld", Syscalls, "runtime.netpoll"},
 		{"internal/runtime/syscall.Syscall6;syscall.RawSyscall6;syscall.write;internal/poll.(*FD).Write;net.(*conn).Write", Syscalls, "syscall.RawSyscall6"},
+		{"syscall.write;os.(*File).Write;example.com/app.logLine;example.com/app.handler", Syscalls, "example.com/app.logLine"},
 		{"runtime.futex;runtime.usleep", Runtime, "runtime.futex"},
 		{"runtime.mallocgc;compress/flate.(*compressor).write;runtime/pprof.(*profileBuilder).flush;net/http/pprof.Profile;main.init.func1", Profiling, "net/http/pprof.Profile"},
 		{"aeshashbody;runtime.mapaccess2_faststr;net/textproto.MIMEHeader.Get;net/http.(*conn).serve", HTTP, "net/textproto.MIMEHeader.Get"},

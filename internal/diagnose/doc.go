@@ -36,4 +36,8 @@
 //     code is on the stack above it (a library call made by that code),
 //     else as http_stack when net/http is on the stack, else other.
 //  4. A stack with runtime frames only is runtime.
+//
+// The function that decides a sample is the one named above, except for
+// syscalls made by the server's own code: then it is the innermost
+// function of that code (the call site to change).
 package diagnose

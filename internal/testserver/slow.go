@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -20,6 +21,7 @@ var slowRoutes = []httpRoute{
 	{"/slow/cpu", "?n=200000 burns n rounds of arithmetic in one function of its own (CPU in user code)", (*Server).serveSlowCPU},
 	{"/slow/mutex", "?d=1ms holds one server-wide lock for d per request (lock contention under -c 2 and more; turns on the mutex profile)", (*Server).serveSlowMutex},
 	{"/slow/garbage", "?n=2000 allocates n small linked objects per request and drops them (GC pressure)", (*Server).serveSlowGarbage},
+	{"/slow/syscall", "?n=2000 writes one byte to the null device n times, one write(2) each (CPU in syscalls)", (*Server).serveSlowSyscall},
 	{"/slow/leak", "starts a goroutine per request that waits until the server closes (a goroutine leak; at most 100000)", (*Server).serveSlowLeak},
 }
 
@@ -29,6 +31,7 @@ const (
 	maxGarbage = 1_000_000
 	maxHold    = time.Second
 	maxLeaked  = 100_000
+	maxWrites  = 1_000_000
 )
 
 // slowState is the server-wide state of the /slow/ endpoints.
@@ -119,6 +122,37 @@ func makeGarbage(n int) int {
 	k := 0
 	for p := head; p != nil; p = p.next {
 		k++
+	}
+	return k
+}
+
+// serveSlowSyscall answers /slow/syscall?n=: n unbuffered one-byte writes
+// to the null device, so the request's CPU is the kernel's.
+func (s *Server) serveSlowSyscall(w http.ResponseWriter, r *http.Request) {
+	n, ok := intParam(w, r, "n", 2000, maxWrites)
+	if !ok {
+		return
+	}
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	writeText(w, strconv.Itoa(writeBytes(f, n)))
+}
+
+// writeBytes writes one byte to f n times and returns how many writes
+// succeeded.
+//
+//go:noinline
+func writeBytes(f *os.File, n int) int {
+	b := []byte{'x'}
+	k := 0
+	for range n {
+		if _, err := f.Write(b); err == nil {
+			k++
+		}
 	}
 	return k
 }
