@@ -1,7 +1,12 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +73,31 @@ func TestDiagnosisWithoutPprof(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "gb diagnosis:") {
 		t.Errorf("a diagnosis without pprof:\n%s", r.stdout)
+	}
+}
+
+// TestDiagnosisWithoutExpvar: a server with net/http/pprof but no expvar
+// gets the allocations from the allocs profile, and a missing line
+// saying how to add exact counts.
+func TestDiagnosisWithoutExpvar(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "Hello, World!") })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	js := filepath.Join(t.TempDir(), "run.json")
+	r := gbProcess(t, "-q", "-k", "-c", "2", "-n", "200", "--profile", "--profile-dir", filepath.Join(t.TempDir(), "p"),
+		"--json", js, srv.URL+"/hello")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	d := readResult(t, js).Profile.Diagnosis
+	if d == nil || d.GC == nil || d.GC.Source != "allocs_profile" ||
+		!slices.ContainsFunc(d.Missing, func(m string) bool { return strings.Contains(m, `import _ "expvar"`) }) {
+		t.Errorf("diagnosis %+v", d)
+	}
+	if !strings.Contains(r.stdout, `  missing:              memstats: no expvar: add import _ "expvar"`) {
+		t.Errorf("no missing line:\n%s", r.stdout)
 	}
 }
