@@ -45,7 +45,10 @@ type DiagnosisGC struct {
 	// CyclesPer1000 is GC cycles per 1 000 responses; -1 when unknown
 	// (no memstats).
 	CyclesPer1000 float64 `json:"cycles_per_1000"`
-	Source        string  `json:"source"` // "memstats" (exact) or "allocs_profile" (sampled estimate)
+	// MaxPause is the longest GC pause during the load (memstats); 0
+	// when unknown or without a cycle.
+	MaxPause time.Duration `json:"max_pause_ns,omitempty"`
+	Source   string        `json:"source"` // "memstats" (exact) or "allocs_profile" (sampled estimate)
 	// CPUShare is GC work plus allocation as a share of the server's
 	// CPU (0..1); -1 without a CPU profile.
 	CPUShare float64     `json:"cpu_share"`

@@ -78,6 +78,9 @@ type ServerRuntime struct {
 	GCCycles     int64         `json:"gc_cycles"`        // NumGC delta
 	GCPause      time.Duration `json:"gc_pause_ns"`      // PauseTotalNs delta: stop-the-world pause
 	HeapAlloc    int64         `json:"heap_alloc_bytes"` // live heap after the load
+	// GCMaxPause is the longest stop-the-world pause of the load's GC
+	// cycles (of their last 256); 0 without a cycle.
+	GCMaxPause time.Duration `json:"gc_max_pause_ns,omitempty"`
 }
 
 // ProfileFile is one saved file and the command that opens it.

@@ -57,6 +57,9 @@ func TestDiagnosisKnownCauses(t *testing.T) {
 			if d.Bound != tc.bound || !strings.Contains(d.Verdict, tc.names) || !strings.Contains(first, tc.names) {
 				t.Errorf("bound %q, verdict %q; want %s naming %s\n%s", d.Bound, d.Verdict, tc.bound, tc.names, sec)
 			}
+			if tc.bound == "gc" && (d.GC == nil || d.GC.CyclesPer1000 <= 0 || d.GC.MaxPause <= 0 || len(d.GC.Sites) == 0) {
+				t.Errorf("gc %+v", d.GC)
+			}
 			t.Logf("\n%s", sec)
 		})
 	}

@@ -126,6 +126,7 @@ func (b *Builder) gcPart(n float64) *stats.DiagnosisGC {
 		g.BytesPerRequest = float64(b.rt.AllocBytes) / n
 		g.ObjectsPerRequest = float64(b.rt.AllocObjects) / n
 		g.CyclesPer1000 = float64(b.rt.GCCycles) * 1000 / n
+		g.MaxPause = b.rt.GCMaxPause
 	case b.allocs != nil:
 		g.Source = "allocs_profile"
 		g.BytesPerRequest = float64(b.allocs.bytes) / n

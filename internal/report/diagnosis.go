@@ -58,6 +58,9 @@ func writeGC(line func(key, value string), g *stats.DiagnosisGC) {
 	if g.CyclesPer1000 >= 0 {
 		v += fmt.Sprintf(", %.2f cycles per 1000 requests", g.CyclesPer1000)
 	}
+	if g.MaxPause > 0 {
+		v += ", longest pause " + micros(g.MaxPause)
+	}
 	if g.CPUShare >= 0 {
 		v += fmt.Sprintf(", gc and allocation %s pct of the cpu", share(g.CPUShare))
 	}

@@ -30,7 +30,7 @@ func diagnosedProfile(hostile bool) *stats.ServerProfile {
 			{Class: "user_cpu", PerRequest: 450 * time.Microsecond, Share: 0.17, Top: fn},
 			{Class: "http_stack", PerRequest: 100 * time.Microsecond, Share: 0.037, Top: "net/http.(*conn).serve"},
 		}},
-		GC: &stats.DiagnosisGC{BytesPerRequest: 1289515, ObjectsPerRequest: 20030, CyclesPer1000: 230, Source: "memstats",
+		GC: &stats.DiagnosisGC{BytesPerRequest: 1289515, ObjectsPerRequest: 20030, CyclesPer1000: 230, MaxPause: 412 * time.Microsecond, Source: "memstats",
 			CPUShare: 0.792, Sites: []stats.AllocSite{{Function: site, BytesPerRequest: 1179720, Share: 0.972}}},
 		Contention: []stats.DiagnosisWait{{Kind: "mutex", Site: site, PerRequest: 15700 * time.Microsecond, Events: 159}},
 		Goroutines: &stats.DiagnosisGoroutines{Before: 10, During: 414, After: -1,
