@@ -2,6 +2,7 @@ package gb
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"time"
@@ -83,11 +84,37 @@ func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profil
 			return c
 		}
 	}
-	o.warn("--profile: " + err.Error() + "; the run goes on without a server profile")
+	msg := "--profile: " + err.Error() + "; the run goes on without a server profile"
+	if _, ok := errors.AsType[*profile.NoPprofError](err); ok {
+		msg += ` or diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
+	}
+	o.warn(msg)
 	return nil
 }
 
 // serverLive is the capture's live readings as Progress shows them.
 func serverLive(l profile.Live) ServerLive {
 	return ServerLive{Known: l.Known, CPU: l.CPU, GC: l.GC, GCRecent: l.GCRecent}
+}
+
+// WritePGO writes the CPU profile of the runs' measured loads (each
+// run's saved cpu.pb.gz, merged) to path, in the form `go build
+// -pgo=path` takes. It fails when no run saved a CPU profile (the target
+// must serve net/http/pprof and Profile.Kinds must hold cpu).
+func WritePGO(path string, runs ...*Result) error {
+	var files []string
+	for _, r := range runs {
+		if r == nil || r.Profile == nil {
+			continue
+		}
+		for _, f := range r.Profile.Files {
+			if f.Kind == string(profile.CPU) {
+				files = append(files, f.Path)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return errors.New("no CPU profile was saved: the target must serve net/http/pprof, and Profile.Kinds must hold cpu")
+	}
+	return profile.WritePGO(path, files)
 }

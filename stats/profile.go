@@ -21,6 +21,10 @@ type ServerProfile struct {
 	// load: objects allocated, estimated from the sampled profile (the
 	// fallback when Runtime is nil); 0 without an allocs profile.
 	AllocObjects int64 `json:"alloc_objects,omitempty"`
+
+	// Diagnosis reads the profiles: what bounds the server; nil when
+	// nothing was captured.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // ServerCPU is the server's CPU profile over the load: back-to-back
@@ -74,6 +78,9 @@ type ServerRuntime struct {
 	GCCycles     int64         `json:"gc_cycles"`        // NumGC delta
 	GCPause      time.Duration `json:"gc_pause_ns"`      // PauseTotalNs delta: stop-the-world pause
 	HeapAlloc    int64         `json:"heap_alloc_bytes"` // live heap after the load
+	// GCMaxPause is the longest stop-the-world pause of the load's GC
+	// cycles (of their last 256); 0 without a cycle.
+	GCMaxPause time.Duration `json:"gc_max_pause_ns,omitempty"`
 }
 
 // ProfileFile is one saved file and the command that opens it.

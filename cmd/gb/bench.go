@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -110,6 +111,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	if err := o.checkFiles(); err != nil {
 		return nil, err
 	}
+	if err := o.checkPGO(); err != nil {
+		return nil, err
+	}
 	var err error
 	if cfg.Body, err = readBody(o); err != nil {
 		return nil, err
@@ -139,7 +143,7 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 func (o *options) checkFiles() error {
 	seen := map[string]string{}
 	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}, {"--html", o.htmlFile},
-		{"--hgrm", o.hgrmFile}, {"--hlog", o.hlogFile}, {"--junit", o.junitFile}, {"--bench-out", o.benchOut}} {
+		{"--hgrm", o.hgrmFile}, {"--hlog", o.hlogFile}, {"--junit", o.junitFile}, {"--bench-out", o.benchOut}, {"--pgo", o.pgoFile}} {
 		flag, path := f[0], f[1]
 		if path == "" {
 			continue
@@ -197,7 +201,31 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 		nth = 1
 	}
 	defer exitOnSignal("gb", sig, stderr, nth)()
-	return conclude(s, o, stdout, stderr)
+	code := conclude(s, o, stdout, stderr)
+	if o.pgoFile != "" {
+		if err := gb.WritePGO(o.pgoFile, s.runs...); err != nil {
+			fmt.Fprintf(stderr, "gb: --pgo %s: %v\n", o.pgoFile, err)
+			code = max(code, exitFailure)
+		}
+	}
+	return code
+}
+
+// checkPGO makes --pgo capture the CPU profile: it turns on
+// --profile=cpu when --profile is not given, and refuses a --profile
+// without cpu or a --pgo on stdout.
+func (o *options) checkPGO() error {
+	switch {
+	case o.pgoFile == "":
+		return nil
+	case o.pgoFile == outfile.Stdout:
+		return getopt.Errorf(false, "--pgo needs a file, not stdout")
+	case o.profile.Kinds == "":
+		o.profile.Kinds = "cpu"
+	case !slices.ContainsFunc(strings.Split(o.profile.Kinds, ","), func(k string) bool { return strings.TrimSpace(k) == "cpu" }):
+		return getopt.Errorf(false, "--pgo needs cpu in --profile=%s", o.profile.Kinds)
+	}
+	return nil
 }
 
 // runProfile is the profile option of run i of --repeat: each run saves

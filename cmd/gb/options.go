@@ -20,6 +20,7 @@ type options struct {
 	cfg         gb.Config
 	requestsSet bool       // -n was given
 	profile     gb.Profile // --profile, --profile-url, --profile-dir
+	pgoFile     string     // --pgo: the load's CPU profile for go build -pgo
 
 	postFile, putFile string // -p, -u
 	methodKind        string // the -i/-p/-u choice, for ab's "Cannot mix" rule
@@ -168,6 +169,7 @@ var abSpecs = []flagSpec{
 	}),
 	opt(0, "profile-url", "url", "pprof base URL (default: the target's /debug/pprof/)", setString(func(o *options) *string { return &o.profile.URL })),
 	opt(0, "profile-dir", "dir", "Where to save profiles (default: a new ./gb-profiles/<time>)", setString(func(o *options) *string { return &o.profile.Dir })),
+	opt(0, "pgo", "file", "Write the load's server CPU profile (merged over --repeat) for\ngo build -pgo=file; turns on --profile=cpu when not given", setString(func(o *options) *string { return &o.pgoFile })),
 	opt(0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.cfg.TLS.Insecure })),
 	opt(0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.cfg.TLS.CAFile })),
 	opt(0, "compressed", "", "Send Accept-Encoding: gzip, br, zstd (unless -H sets one) and\ncheck that every body decodes; reports decoded sizes", setBool(func(o *options) *bool { return &o.cfg.Compressed })),

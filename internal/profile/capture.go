@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
@@ -315,9 +316,16 @@ func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 		c.note("runtime: no memstats at %s: allocation and GC counts need expvar", c.varsShown())
 	}
 	c.summariseCPU(sp)
-	for _, k := range c.kinds {
-		c.save(sp, k, after[k])
+	d := diagnose.New(requests, sp.Kinds)
+	d.Runtime(sp.Runtime)
+	if sp.CPU != nil {
+		d.CPU(c.cpu, sp.CPU.Load, sp.CPU.Covered)
 	}
+	for _, k := range c.kinds {
+		d.Delta(string(k), c.save(sp, k, after[k]))
+	}
+	d.Goroutines(c.base[Goroutine], c.goroutine, after[Goroutine])
+	sp.Diagnosis = d.Done()
 	c.mu.Lock()
 	sp.Notes = c.notes
 	c.mu.Unlock()
@@ -362,12 +370,13 @@ func (c *Capture) probe() error {
 	return err
 }
 
-// snapshot fetches the delta kinds' profiles into m, in parallel.
+// snapshot fetches the delta kinds' profiles, and the goroutine profile,
+// into m, in parallel.
 func (c *Capture) snapshot(m map[Kind]*profile.Profile) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, k := range c.kinds {
-		if !k.delta() {
+		if !k.delta() && k != Goroutine { // goroutine: the counts around the load, for the diagnosis
 			continue
 		}
 		wg.Go(func() {

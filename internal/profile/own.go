@@ -1,25 +1,10 @@
 package profile
 
 import (
-	"strings"
-
+	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
 )
-
-// stdRoots are the first elements of the import paths of Go's standard
-// library (`go list std`), runtime included; "vendor" holds the library's
-// vendored packages.
-var stdRoots = map[string]bool{}
-
-func init() {
-	for _, r := range strings.Fields(`archive bufio bytes cmp compress container context crypto database
-		debug embed encoding errors expvar flag fmt go hash html image index internal io iter log maps math
-		mime net os path plugin reflect regexp runtime slices sort strconv strings structs sync syscall
-		testing text time unicode unique unsafe vendor weak`) {
-		stdRoots[r] = true
-	}
-}
 
 // Own returns the "your code" view of p for its default sample type:
 // the first n rows by cum (as Top's ByCum orders them) of
@@ -95,29 +80,6 @@ func callees(p *profile.Profile, idx int) map[string]*stats.ProfileFunction {
 }
 
 // isOwn reports whether the function named name belongs to the target's
-// own code: a package outside the standard library, or package main. A
-// name without a package (an address, "?") or of a compiler-generated
-// function ("type:.eq.…") is not.
-func isOwn(name string) bool {
-	pkg := pkgPath(name)
-	if pkg == "" || strings.ContainsAny(pkg, ": ") {
-		return false
-	}
-	root, _, _ := strings.Cut(pkg, "/")
-	return pkg == "main" || !stdRoots[root]
-}
-
-// pkgPath returns the import path of the package of a Go function name
-// ("github.com/a/b.(*T).M" → "github.com/a/b", "log.Printf" → "log"),
-// ignoring type arguments; "" when the name has none.
-func pkgPath(name string) string {
-	if i := strings.IndexByte(name, '['); i >= 0 {
-		name = name[:i]
-	}
-	slash := strings.LastIndexByte(name, '/')
-	dot := strings.IndexByte(name[slash+1:], '.')
-	if dot <= 0 {
-		return ""
-	}
-	return name[:slash+1+dot]
-}
+// own code: a package outside the standard library, or package main (the
+// diagnosis's rule, so that both views agree).
+var isOwn = diagnose.IsOwn

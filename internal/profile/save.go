@@ -52,8 +52,10 @@ func (c *Capture) runTrace(ready func()) {
 // save writes kind k's file and lists it in sp: the merged CPU windows,
 // the goroutine snapshot, the trace (already written), or the delta
 // between the before and after snapshots (with after's time and the
-// load's duration). The allocs delta also gives sp.Allocs.
-func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) {
+// load's duration). The allocs delta also gives sp.Allocs. It returns the
+// delta of a delta kind (for the diagnosis, which keeps no reference to
+// it), else nil.
+func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) (delta *profile.Profile) {
 	var p *profile.Profile
 	switch {
 	case k == CPU:
@@ -64,20 +66,21 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		if c.traced {
 			c.list(sp, k)
 		}
-		return
+		return nil
 	case after != nil && c.base[k] != nil:
 		// The delta makes a negated copy of the snapshot before and a merge.
 		extra := 2*estimateParsed(c.base[k]) + estimateParsed(after)
 		if err := c.f.mem.reserve(extra); err != nil {
 			c.note("%s: %v", k, err)
-			return
+			return nil
 		}
 		defer c.f.mem.release(extra)
 		var err error
-		if p, err = delta(c.base[k], after); err != nil {
+		if p, err = subtract(c.base[k], after); err != nil {
 			c.note("%s: %v", k, err)
-			return
+			return nil
 		}
+		delta = p
 		p.TimeNanos, p.DurationNanos = after.TimeNanos, int64(c.end.Sub(c.start))
 		if k == Allocs {
 			top := Top(p, c.cfg.topN(), ByFlat)
@@ -89,14 +92,15 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 		}
 	}
 	if p == nil {
-		return
+		return nil
 	}
 	err := outfile.Write(filepath.Join(c.dir, k.file()), 0o600, p.Write)
 	if err != nil {
 		c.note("%s: cannot save: %v", k, err)
-		return
+		return delta
 	}
 	c.list(sp, k)
+	return delta
 }
 
 // sampleTotal is the sum of p's values of the sample type named typ; 0
@@ -142,9 +146,9 @@ func (c *Capture) list(sp *stats.ServerProfile, k Kind) {
 	}
 }
 
-// delta returns after minus before, as `go tool pprof -base` computes it:
+// subtract returns after minus before, as `go tool pprof -base` computes it:
 // samples whose values did not change are dropped.
-func delta(before, after *profile.Profile) (*profile.Profile, error) {
+func subtract(before, after *profile.Profile) (*profile.Profile, error) {
 	neg := before.Copy()
 	neg.Scale(-1)
 	p, err := mergeSafe(after, neg)

@@ -21,6 +21,7 @@ type memStats struct {
 	NumGC        uint32
 	PauseTotalNs uint64
 	HeapAlloc    uint64
+	PauseNs      [256]uint64 // the last 256 GC pauses, the latest at (NumGC+255)%256
 }
 
 // readVars fetches /debug/vars and returns its memstats.
@@ -55,5 +56,16 @@ func runtimeDelta(before, after *memStats) *stats.ServerRuntime {
 		GCCycles:     int64(after.NumGC - before.NumGC),
 		GCPause:      time.Duration(after.PauseTotalNs - before.PauseTotalNs),
 		HeapAlloc:    int64(min(after.HeapAlloc, 1<<62)),
+		GCMaxPause:   maxPause(before.NumGC, after),
 	}
+}
+
+// maxPause is the longest pause of the GC cycles after cycle since, up
+// to after's (at most its last 256, those the ring holds).
+func maxPause(since uint32, after *memStats) time.Duration {
+	var m uint64
+	for k := after.NumGC; k > since && after.NumGC-k < uint32(len(after.PauseNs)); k-- {
+		m = max(m, after.PauseNs[(k+255)%256])
+	}
+	return time.Duration(min(m, 1<<62))
 }

@@ -45,6 +45,7 @@ func writeExtra(w io.Writer, r *stats.Result) {
 	fmt.Fprint(w, "\ngb:\n")
 	extraLines(r, func(key, value string) { fmt.Fprintf(w, "  %-22s%s\n", key+":", defuse(value)) })
 	writeProfile(w, r)
+	writeDiagnosis(w, r)
 }
 
 // connections is the measured run's connections opened and closed, and

@@ -85,7 +85,8 @@ func hostileProfile() *stats.ServerProfile {
 // profileFixtures are the report fixtures with a server profile.
 func profileFixtures() map[string]*stats.Result {
 	out := map[string]*stats.Result{}
-	for name, sp := range map[string]*stats.ServerProfile{"profile": serverProfile(), "hostile profile": hostileProfile()} {
+	for name, sp := range map[string]*stats.ServerProfile{"profile": serverProfile(), "hostile profile": hostileProfile(),
+		"diagnosis": diagnosedProfile(false), "hostile diagnosis": diagnosedProfile(true)} {
 		r := build(keepAliveSpec())
 		r.Profile = sp
 		out[name] = r
@@ -95,7 +96,7 @@ func profileFixtures() map[string]*stats.Result {
 
 // profileLine matches the lines of the server profile section that are
 // not "key: value" lines: its blank line and title, and table rows.
-var profileLine = regexp.MustCompile(`^$|^gb server profile:$|^ {4,}\S`)
+var profileLine = regexp.MustCompile(`^$|^gb server profile:$|^gb diagnosis:$|^ {4,}\S`)
 
 func TestProfileGolden(t *testing.T) {
 	for file, name := range map[string]string{"text_profile.txt": "profile", "text_profile_hostile.txt": "hostile profile"} {

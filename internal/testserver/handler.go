@@ -25,7 +25,7 @@ type httpRoute struct {
 // httpRoutes lists the endpoints of the main and TLS listeners. It is a
 // function, not a variable, because serveIndex lists the routes.
 func httpRoutes() []httpRoute {
-	return []httpRoute{
+	return append([]httpRoute{
 		{"/{$}", "this list", (*Server).serveIndex},
 		{"/bytes/{n}", "n body bytes (a..z repeated), Content-Length framing; n up to 1GiB, suffixes k/m/g", (*Server).serveBytes},
 		{"/hello", `"Hello, World!" (13 bytes, text/plain)`, fixedText("Hello, World!")},
@@ -45,7 +45,7 @@ func httpRoutes() []httpRoute {
 		{"POST /__ctl", "?stall=1s[&at=5s] stalls every response (stall=0 cancels); not counted", (*Server).serveCtl},
 		{"GET /__ledger", "the ledger as JSON; not counted", (*Server).serveLedger},
 		{"POST /__reset", "zeroes the ledger and restarts seeded sequences; not counted", (*Server).serveReset},
-	}
+	}, slowRoutes...)
 }
 
 // pprofRoutes are mounted unless Options.NoPprof.

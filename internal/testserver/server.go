@@ -42,6 +42,7 @@ type Server struct {
 	opts  Options
 	start time.Time     // monotonic origin of Exchange.Arrival
 	done  chan struct{} // closed by Close; ends stalls, delays and holds
+	slow  slowState     // the /slow/ endpoints' lock and leak count
 
 	ids                    atomic.Uint64 // connection ids, all listeners
 	httpLn, tlsLn, faultLn net.Listener
