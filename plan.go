@@ -313,6 +313,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			BodyLength:     int64(len(cfg.Body)),
 			VariableLength: cfg.VariableLength,
 			TLSVerify:      t.tls && !cfg.TLS.Insecure,
+			TLSResume:      t.tls && cfg.TLS.Resume,
 			Engine:         cfg.protocol(),
 			Streams:        cfg.streams(),
 			Compressed:     cfg.Compressed,
