@@ -132,7 +132,7 @@ func TestTLSResumeJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var raw struct {
-		Target  map[string]any                       `json:"target"`
+		Target  map[string]any                        `json:"target"`
 		Latency map[string]map[string]json.RawMessage `json:"latency"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &raw); err != nil {
