@@ -305,6 +305,8 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			Port:           t.port,
 			Path:           t.path,
 			Proxy:          cfg.Proxy,
+			UnixSocket:     p.UnixSocket(),
+			ConnectTo:      t.connectTo,
 			Concurrency:    cfg.concurrency(),
 			Requests:       cfg.Requests,
 			TimeLimit:      cfg.Duration,

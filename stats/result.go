@@ -82,6 +82,8 @@ type Target struct {
 	Port           int           `json:"port"`
 	Path           string        `json:"path"` // path and query, as sent
 	Proxy          string        `json:"proxy,omitempty"`
+	UnixSocket     string        `json:"unix_socket,omitempty"` // the unix socket connected to (--unix-socket, an http+unix:// URL); "" over TCP
+	ConnectTo      string        `json:"connect_to,omitempty"`  // "host:port" the --connect-to rules sent the connections to (the URL's when none matched); "" without rules
 	Concurrency    int           `json:"concurrency"`
 	Requests       int64         `json:"requests"`   // -n; 0 = no count limit
 	TimeLimit      time.Duration `json:"time_limit"` // -t
