@@ -255,6 +255,10 @@ type TLS struct {
 	Ciphers  string // Go (IANA) cipher suite names, comma or colon separated; "" = Go's defaults
 	Protocol string // TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (ab's -f); "" = ALL
 	NoSNI    bool   // send no Server Name Indication (ab's -I); the name is still verified
+	// Resume makes new connections resume the TLS sessions earlier ones
+	// got (TLS 1.3 tickets, TLS 1.2 session tickets; Go's client does not
+	// resume by TLS 1.2 session id). false = a full handshake every time.
+	Resume bool
 	// ServerName is the name sent as Server Name Indication and verified
 	// in the server's certificate (--sni); "" = the URL's host.
 	ServerName string

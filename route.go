@@ -64,6 +64,9 @@ func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
 	if err != nil {
 		return err
 	}
+	if len(cfg.ConnectTo) > 0 {
+		t.connectTo = net.JoinHostPort(host, port)
+	}
 	if cfg.Proxy != "" {
 		if len(cfg.ConnectTo) > 0 && !t.tls {
 			return configErr(false, "--connect-to cannot apply through -X with an http:// URL: the proxy makes the connection")

@@ -20,6 +20,10 @@ type target struct {
 	path     string // request path with query, as ab's Document Path
 	userinfo *url.Userinfo
 	socket   string // unix socket of an http+unix:// URL; "" = none
+	// connectTo is the "host:port" the --connect-to rules (Config.ConnectTo)
+	// send the connections to (through a proxy: the tunnel's target), set
+	// by route; "" without rules.
+	connectTo string
 	// ownBody: the request is a Target's (Config.Targets, a targets
 	// file), whose body gets no Content-Type of gb's own: only its
 	// headers' or Config.ContentType, as vegeta sends. false = ab's

@@ -44,8 +44,18 @@ func (o TLS) config(host string) (*tls.Config, error) {
 	if o.NoSNI {
 		noSNI(c, host)
 	}
+	if o.Resume {
+		c.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
+	}
 	return c, nil
 }
+
+// sessionCacheSize is how many servers' sessions Resume's cache holds. A
+// Config's connections share one cache: its key is the server name (or
+// address), so every connection of a run to one server offers the newest
+// session any of them got. The cache's mutex is taken only during a
+// handshake (a lookup, and a store per ticket received), never per request.
+const sessionCacheSize = 64
 
 // noSNI sends no server name and, unless verification is off, verifies
 // the certificate against the host itself.

@@ -222,3 +222,38 @@ func helloNames(seen []string) []string {
 	}
 	return out
 }
+
+// TestProxyTunnelHTTP2: with -X and --http2 an https:// URL goes through
+// CONNECT, then speaks h2 (ALPN) inside the tunnel, on both engines: one
+// tunnel per connection, every request gb counts is one the server counts
+// over HTTP/2. With --h2c (http://) -X is refused: gb tunnels only https.
+func TestProxyTunnelHTTP2(t *testing.T) {
+	srv, ca := tlsServer(t)
+	proxy := testsupport.StartRelay(t, &testsupport.Relay{Connect: true})
+	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		before := srv.Ledger().TLS
+		targets0, _ := proxy.Seen()
+		res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Proxy: proxy.Addr, Protocol: gb.ProtocolHTTP2,
+			Streams: 4, TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: true, Concurrency: 2, Requests: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := srv.Ledger().TLS
+		targets, _ := proxy.Seen()
+		if res.Counts.Outcomes[stats.OK] != 80 || after.Requests-before.Requests != 80 || after.Protocols["HTTP/2.0"]-before.Protocols["HTTP/2.0"] != 80 {
+			t.Errorf("%s: gb ok=%d errors=%v; the server counted %d, %d over HTTP/2", engine, res.Counts.Outcomes[stats.OK],
+				res.Counts.Errors, after.Requests-before.Requests, after.Protocols["HTTP/2.0"]-before.Protocols["HTTP/2.0"])
+		}
+		if c := res.Counts.ConnsOpened; c != int64(len(targets)-len(targets0)) || c != after.Conns-before.Conns || c != 2 {
+			t.Errorf("%s: gb opened %d connections, the proxy tunnelled %d, the server accepted %d", engine, c,
+				len(targets)-len(targets0), after.Conns-before.Conns)
+		}
+		if len(res.Check()) > 0 {
+			t.Errorf("%s: invariants %v", engine, res.Check())
+		}
+	}
+	_, err := gb.Run(context.Background(), gb.Config{URL: "http://127.0.0.1:1/", Proxy: proxy.Addr, Protocol: gb.ProtocolH2C, Requests: 1})
+	if err == nil || !strings.Contains(err.Error(), "gb tunnels (CONNECT) only https:// URLs") {
+		t.Errorf("-X with --h2c: %v", err)
+	}
+}

@@ -14,7 +14,8 @@ type Phase uint8
 
 // The phases. Connect, Processing, Waiting and Total feed ab's Connection
 // Times rows; Corrected and Lag exist only in rate mode, TLS only for https (one sample per
-// new connection, not per request).
+// new connection, not per request). TLSFull and TLSResumed split TLS's samples by whether the
+// handshake resumed a session; their JSON lives inside TLS's (see Phases).
 const (
 	Connect    Phase = iota // dial start to connected (TLS done); 0 on a reused connection
 	Processing              // Total minus Connect
@@ -23,10 +24,12 @@ const (
 	Corrected               // rate mode: intended send time to last byte (coordinated-omission corrected)
 	Lag                     // rate mode: intended send time to actual start (how late the client sent)
 	TLS                     // https: TCP connected to TLS handshake done, once per new connection (inside Connect)
+	TLSFull                 // the TLS samples whose handshake was full (no session resumed)
+	TLSResumed              // the TLS samples whose handshake resumed a session (ticket or PSK)
 	NumPhases               // the number of phases; not a phase
 )
 
-var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected", "lag", "tls"}
+var phaseNames = [NumPhases]string{"connect", "processing", "waiting", "total", "corrected", "lag", "tls", "tls_full", "tls_resumed"}
 
 // String returns the phase's JSON name.
 func (p Phase) String() string {

@@ -329,16 +329,23 @@ func (r *Recorder) Response(t *Timing, startUnixUs int64) {
 }
 
 // Handshake records one TLS handshake of us µs (TCP connected to
-// handshake done) in the TLS phase. It is called once per new https
-// connection, not per request, so it takes the shard's lock at once.
-func (r *Recorder) Handshake(us int64) {
-	r.exact[TLS].Add(us)
+// handshake done) in the TLS phase, and in TLSResumed when it resumed a
+// session, else in TLSFull. It is called once per new https connection,
+// not per request, so it takes the shard's lock at once.
+func (r *Recorder) Handshake(us int64, resumed bool) {
+	split := TLSFull
+	if resumed {
+		split = TLSResumed
+	}
 	s := r.shard
 	s.mu.Lock()
-	if s.hist[TLS] == nil {
-		s.hist[TLS] = newHist()
+	for _, p := range [2]Phase{TLS, split} {
+		r.exact[p].Add(us)
+		if s.hist[p] == nil {
+			s.hist[p] = newHist()
+		}
+		_ = s.hist[p].RecordValue(min(max(us, histLowest), histHighest)) // clamped into range: cannot fail
 	}
-	_ = s.hist[TLS].RecordValue(min(max(us, histLowest), histHighest)) // clamped into range: cannot fail
 	s.mu.Unlock()
 }
 

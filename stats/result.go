@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -81,6 +82,8 @@ type Target struct {
 	Port           int           `json:"port"`
 	Path           string        `json:"path"` // path and query, as sent
 	Proxy          string        `json:"proxy,omitempty"`
+	UnixSocket     string        `json:"unix_socket,omitempty"` // the unix socket connected to (--unix-socket, an http+unix:// URL); "" over TCP
+	ConnectTo      string        `json:"connect_to,omitempty"`  // "host:port" the --connect-to rules sent the connections to (the URL's when none matched); "" without rules
 	Concurrency    int           `json:"concurrency"`
 	Requests       int64         `json:"requests"`   // -n; 0 = no count limit
 	TimeLimit      time.Duration `json:"time_limit"` // -t
@@ -92,6 +95,7 @@ type Target struct {
 	BodyLength     int64         `json:"body_length"`     // request body bytes (-p/-u)
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
+	TLSResume      bool          `json:"tls_resume,omitempty"` // --tls-resume: new connections offered the sessions earlier ones got
 	Engine         string        `json:"engine"`               // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
 	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
 
@@ -161,34 +165,87 @@ type Counts struct {
 // Phases holds one Dist per phase; a phase with no samples is nil.
 type Phases [NumPhases]*Dist
 
-// MarshalJSON writes the phases that have samples, keyed by name.
+// nestedPhases are the phases whose JSON is a member of another phase's
+// object rather than a key of its own: latency.tls.full and
+// latency.tls.resumed. A reader that knows only the older phases reads
+// latency.tls as before and skips them.
+var nestedPhases = [...]struct {
+	phase, parent Phase
+	key           string
+}{{TLSFull, TLS, "full"}, {TLSResumed, TLS, "resumed"}}
+
+// MarshalJSON writes the phases that have samples, keyed by name, with
+// the nested phases inside their parent's object (dropped without it).
 func (p Phases) MarshalJSON() ([]byte, error) {
-	m := make(map[string]*Dist, NumPhases)
+	m := make(map[string]json.RawMessage, NumPhases)
 	for i, d := range p {
-		if d != nil {
-			m[Phase(i).String()] = d
+		if d == nil || nested(Phase(i)) {
+			continue
 		}
+		b, err := d.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nestedPhases {
+			if n.parent != Phase(i) || p[n.phase] == nil {
+				continue
+			}
+			c, err := p[n.phase].MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			b = append(append(append(b[:len(b)-1], `,"`+n.key+`":`...), c...), '}')
+		}
+		m[Phase(i).String()] = b
 	}
 	return json.Marshal(m)
 }
 
+// nested reports whether ph's JSON is inside another phase's.
+func nested(ph Phase) bool {
+	for _, n := range nestedPhases {
+		if n.phase == ph {
+			return true
+		}
+	}
+	return false
+}
+
 // UnmarshalJSON reads the form written by MarshalJSON.
 func (p *Phases) UnmarshalJSON(b []byte) error {
-	var m map[string]*Dist
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
 	*p = Phases{}
-	for k, d := range m {
-		found := false
-		for i, n := range phaseNames {
-			if n == k {
-				p[i], found = d, true
-			}
-		}
-		if !found {
+	for k, raw := range m {
+		i := slices.Index(phaseNames[:], k)
+		if i < 0 || nested(Phase(i)) {
 			return fmt.Errorf("stats: unknown latency phase %q", k)
 		}
+		if err := json.Unmarshal(raw, &p[i]); err != nil {
+			return err
+		}
+		for _, n := range nestedPhases {
+			if n.parent == Phase(i) {
+				if err := unmarshalMember(raw, n.key, &p[n.phase]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// unmarshalMember decodes the member key of the JSON object raw into *d;
+// *d stays nil when raw has no such member.
+func unmarshalMember(raw json.RawMessage, key string, d **Dist) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return err
+	}
+	if v, ok := members[key]; ok {
+		return json.Unmarshal(v, d)
 	}
 	return nil
 }

@@ -172,6 +172,7 @@ var abSpecs = []flagSpec{
 	opt(0, "pgo", "file", "Write the load's server CPU profile (merged over --repeat) for\ngo build -pgo=file; turns on --profile=cpu when not given", setString(func(o *options) *string { return &o.pgoFile })),
 	opt(0, "insecure", "", "Do not verify the server's TLS certificate", setBool(func(o *options) *bool { return &o.cfg.TLS.Insecure })),
 	opt(0, "cacert", "file", "Trust the CA certificates in this PEM file", setString(func(o *options) *string { return &o.cfg.TLS.CAFile })),
+	opt(0, "tls-resume", "", "New TLS connections resume the sessions earlier ones got\n(tickets); default: a full handshake each", setBool(func(o *options) *bool { return &o.cfg.TLS.Resume })),
 	opt(0, "compressed", "", "Send Accept-Encoding: gzip, br, zstd (unless -H sets one) and\ncheck that every body decodes; reports decoded sizes", setBool(func(o *options) *bool { return &o.cfg.Compressed })),
 	opt(0, "max-decoded", "bytes", "With --compressed: a body decoding to more bytes fails\n(failed.decode; default 268435456)", func(o *options, v string) error {
 		n, err := getopt.Positive(v)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,27 @@ func TestProxy(t *testing.T) {
 	}
 	if res := readResult(t, js); res.Counts.Outcomes[stats.OK] != 20 {
 		t.Errorf("outcomes %v", res.Counts.Outcomes)
+	}
+}
+
+// TestTLSResumeFlag: --tls-resume makes new connections resume (the
+// "tls handshakes" line, target.tls_resume in the JSON); against a
+// server that refuses resumption the run still exits 0, with the note.
+func TestTLSResumeFlag(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "r.json")
+	for _, refuse := range []bool{false, true} {
+		srv := testsupport.Server(t, testserver.Options{TLS: true, NoResume: refuse})
+		r := runGB(t, "--tls-resume", "--insecure", "-n", "30", "-c", "2", "--json", js, srv.TLSURL()+"/hello")
+		line := field(t, r.stdout, "  tls handshakes")
+		var full, resumed int64
+		if _, err := fmt.Sscanf(line, "full=%d resumed=%d", &full, &resumed); err != nil || r.code != 0 || full+resumed != 30 {
+			t.Fatalf("refused=%v: exit %d, line %q (%v)\n%s", refuse, r.code, line, err, r.stderr)
+		}
+		if refused := strings.Contains(line, "it refuses resumption"); (resumed == 0) != refuse || refused != refuse {
+			t.Errorf("refused=%v: %q", refuse, line)
+		}
+		if !readResult(t, js).Target.TLSResume {
+			t.Errorf("target.tls_resume not set")
+		}
 	}
 }

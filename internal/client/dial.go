@@ -53,7 +53,7 @@ const maxConnectReply = 16 << 10
 // one is set, then the TLS handshake when TLS is set, all within the
 // connect timeout. It counts the connection in x.Opened once it is usable
 // (a connection whose tunnel or handshake fails is closed and counted
-// neither opened nor closed), sets x.Handshake and x.Err, notes the
+// neither opened nor closed), sets x.Handshake, x.Resumed and x.Err, notes the
 // run's first TLS session, and returns the connection (a *tls.Conn with
 // TLS; the caller owns it) or the failure's outcome. Dial is what another
 // protocol's client (internal/h2) calls to reach the server as Fast does.
@@ -150,6 +150,7 @@ func (c *Config) secure(ctx context.Context, nc net.Conn, x *load.Exchange) (net
 		return nil, stats.FailTLS
 	}
 	x.Handshake = max(time.Since(began), time.Nanosecond)
+	x.Resumed = tc.ConnectionState().DidResume
 	return tc, stats.OK
 }
 

@@ -62,6 +62,7 @@ type Exchange struct {
 	Start     clock.Mono    // request start: dial start on a new connection, else just before the write
 	Connected clock.Mono    // connection ready (TLS done); equals Start on a reused connection
 	Handshake time.Duration // the TLS handshake of a new connection; 0 = none
+	Resumed   bool          // that handshake resumed a session (tls.ConnectionState.DidResume)
 	Written   clock.Mono    // request fully written
 	FirstByte clock.Mono    // first response byte arrived
 	Done      clock.Mono    // response complete (read whole; on an event loop, when the read that completed it returned), or the failure

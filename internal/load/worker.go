@@ -207,7 +207,7 @@ func (w *worker) loopBatch(b Batcher) {
 func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	rec := w.rec
 	if x.Handshake > 0 {
-		rec.Handshake(micros(x.Handshake))
+		rec.Handshake(micros(x.Handshake), x.Resumed)
 	}
 	rec.BytesIn += x.BytesIn
 	rec.BytesOut += x.BytesOut

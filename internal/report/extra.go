@@ -60,6 +60,34 @@ func connections(r *stats.Result) string {
 	return s
 }
 
+// tlsHandshakes counts the run's full and resumed TLS handshakes. With
+// --tls-resume and none resumed, a note says why: the server refused
+// resumption (more full handshakes than connections that could open
+// before a first session was in hand: in a closed loop, a connection's
+// successor opens after its response, with the session it got), or no
+// connection opened after a first session came.
+func tlsHandshakes(r *stats.Result) string {
+	full, resumed := samples(r.Latency[stats.TLSFull]), samples(r.Latency[stats.TLSResumed])
+	s := fmt.Sprintf("full=%d resumed=%d", full, resumed)
+	switch {
+	case !r.Target.TLSResume || resumed > 0:
+	case full > int64(r.Target.Concurrency):
+		c := int64(r.Target.Concurrency)
+		s += fmt.Sprintf(" (--tls-resume: the server resumed none of the %d sessions after the first %d handshakes: it refuses resumption)", full-c, c)
+	default:
+		s += " (--tls-resume: every connection opened before a first session could be resumed)"
+	}
+	return s
+}
+
+// samples is d's number of samples; 0 for nil.
+func samples(d *stats.Dist) int64 {
+	if d == nil {
+		return 0
+	}
+	return d.Count
+}
+
 // extraLines calls line with each key and value of gb's section, in
 // order (see writeExtra); the values are not yet defused.
 func extraLines(r *stats.Result, line func(key, value string)) {
@@ -90,6 +118,9 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	line("length mismatches", fmt.Sprint(c.LengthMismatch))
 	line("status codes", statusCodes(c))
 	line("connections", connections(r))
+	if d := r.Latency[stats.TLS]; d != nil && d.Count > 0 {
+		line("tls handshakes", tlsHandshakes(r))
+	}
 	line("bytes sent", fmt.Sprint(c.BytesOut))
 	line("latency ms", latencySummary(r.Latency[stats.Total]))
 	if len(r.Targets) > 0 {

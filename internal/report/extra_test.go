@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gb-bench/gb/stats"
 )
 
 // TestExtraSectionIsInvisibleToAbParsers checks DESIGN.md §4: gb's section
@@ -56,6 +58,44 @@ func TestDefuse(t *testing.T) {
 	} {
 		if got := defuse(tc.in); got != tc.want {
 			t.Errorf("defuse(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestTLSHandshakesLine: the "tls handshakes" line counts full and
+// resumed handshakes; with --tls-resume and none resumed it notes why:
+// more full handshakes than the connections that could open before a
+// first session was in hand means the server refused; otherwise no
+// connection opened after one. No https handshake, no line.
+func TestTLSHandshakesLine(t *testing.T) {
+	dist := func(n int64) *stats.Dist {
+		if n == 0 {
+			return nil
+		}
+		return &stats.Dist{Exact: stats.Exact{Count: n, Sum: n, Min: 1, Max: 1}}
+	}
+	for _, tc := range []struct {
+		resume        bool
+		full, resumed int64
+		want          string
+	}{
+		{false, 100, 0, "full=100 resumed=0"},
+		{true, 10, 90, "full=10 resumed=90"},
+		{true, 100, 0, "full=100 resumed=0 (--tls-resume: the server resumed none of the 90 sessions after the first 10 handshakes: it refuses resumption)"},
+		{true, 10, 0, "full=10 resumed=0 (--tls-resume: every connection opened before a first session could be resumed)"},
+		{false, 0, 0, ""},
+	} {
+		r := &stats.Result{Target: stats.Target{Concurrency: 10, TLSResume: tc.resume}}
+		r.Latency[stats.TLS] = dist(tc.full + tc.resumed)
+		r.Latency[stats.TLSFull], r.Latency[stats.TLSResumed] = dist(tc.full), dist(tc.resumed)
+		got := ""
+		extraLines(r, func(key, value string) {
+			if key == "tls handshakes" {
+				got = value
+			}
+		})
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc, got, tc.want)
 		}
 	}
 }

@@ -29,6 +29,8 @@ var phaseLabels = [stats.NumPhases]string{
 	stats.Corrected:  "corrected (from the intended send time)",
 	stats.Lag:        "lag (send behind schedule)",
 	stats.TLS:        "tls (handshake, per new connection)",
+	stats.TLSFull:    "tls, full handshakes",
+	stats.TLSResumed: "tls, resumed handshakes",
 }
 
 // HTMLReport writes r as one self-contained HTML page, the report of

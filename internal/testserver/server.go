@@ -28,6 +28,10 @@ type Options struct {
 	Addr    string // listen address of the main HTTP listener; "" = "127.0.0.1:0"
 	TLS     bool   // also start an HTTPS listener (self-signed cert from a CA generated at start)
 	NoPprof bool   // do not mount /debug/pprof/ and /debug/vars
+	// NoResume makes the HTTPS listener refuse TLS session resumption: it
+	// issues no session tickets (tls.Config.SessionTicketsDisabled), so
+	// every handshake is full.
+	NoResume bool
 	// Unix, when set, also serves the main listener's handlers (HTTP/1.1
 	// and h2c) on a unix domain socket at this path. A stale socket file
 	// there is removed first; any other file, or a socket a server still
@@ -121,7 +125,8 @@ func (s *Server) listen(addr, host string) error {
 	p.SetHTTP1(true)
 	p.SetHTTP2(true) // offered by ALPN: h2, then http/1.1
 	s.tlsSrv = s.newHTTPServer(p)
-	s.tlsSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.ca.leaf}, MinVersion: tls.VersionTLS12}
+	s.tlsSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.ca.leaf}, MinVersion: tls.VersionTLS12,
+		SessionTicketsDisabled: s.opts.NoResume}
 	return nil
 }
 

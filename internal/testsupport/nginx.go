@@ -58,8 +58,10 @@ type Nginx struct {
 
 // NginxLogFormat is the access log format: request time, connection serial,
 // requests on that connection, status, request length, bytes sent, body
-// bytes sent, method, URI and protocol (HTTP/1.0, HTTP/1.1, HTTP/2.0).
-const NginxLogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri $server_protocol`
+// bytes sent, method, URI, protocol (HTTP/1.0, HTTP/1.1, HTTP/2.0) and,
+// over TLS, whether the connection resumed a session ("r"; "." when not,
+// "-" without TLS).
+const NginxLogFormat = `$msec $connection $connection_requests $status $request_length $bytes_sent $body_bytes_sent $request_method $request_uri $server_protocol $ssl_session_reused`
 
 // NginxBinary returns nginx's path, or "" when it is not installed.
 func NginxBinary() string {
@@ -320,6 +322,7 @@ type LogEntry struct {
 	RequestLength, BytesSent, Body int64
 	Method, URI                    string
 	Proto                          string // "HTTP/1.0", "HTTP/1.1" or "HTTP/2.0"
+	Resumed                        bool   // the request came on a TLS connection that resumed a session
 }
 
 // Path returns the entry's URI without its query.
@@ -345,6 +348,7 @@ func (n *Nginx) Entries(t testing.TB) []LogEntry {
 			&e.BytesSent, &e.Body, &e.Method, &e.URI, &e.Proto); err != nil {
 			t.Fatalf("access log line %q: %v", sc.Text(), err)
 		}
+		e.Resumed = strings.HasSuffix(sc.Text(), " r")
 		out = append(out, e)
 	}
 	return out
@@ -357,6 +361,7 @@ type LogTotals struct {
 	Requests, Conns, BytesSent, BodyBytes, RequestBytes int64
 	Status                                              map[int]int64
 	Paths, Protocols                                    map[string]int64
+	Resumed                                             int64 // requests on TLS connections that resumed a session
 }
 
 // Settled reads the access log's totals once it holds want more requests
@@ -388,6 +393,9 @@ func (n *Nginx) Totals(t testing.TB) LogTotals {
 		tot.Paths[e.Path()]++
 		tot.Protocols[e.Proto]++
 		conns[e.Conn] = true
+		if e.Resumed {
+			tot.Resumed++
+		}
 	}
 	tot.Conns = int64(len(conns))
 	return tot
