@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		return exitOK
 	}
 	o := defaultOptions()
+	args, o.cfg.ScriptArgs = scriptArgs(args)
 	rest, err := parseAll(args, abSpecs, &o)
 	switch {
 	case err != nil:
@@ -44,6 +46,19 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	}
 	defer p.Close()
 	return execute(p, &o, stdout, stderr, sig)
+}
+
+// scriptArgs splits off the arguments after "--" for --script's init(args),
+// as wrk takes them (gb --script s.lua URL -- a b); without --script, "--"
+// keeps getopt's meaning.
+func scriptArgs(args []string) (own, script []string) {
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--script" || strings.HasPrefix(a, "--script=") }) {
+		return args, nil
+	}
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
 }
 
 // parseAll parses the options before the URL, as ab takes them, and
