@@ -268,3 +268,11 @@ func TestScriptConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptFollowsTheRate(t *testing.T) {
+	srv := scriptServer(t)
+	res := runScript(t, "numbered.lua", gb.Config{URL: srv.FaultURL() + "/", Requests: 10, Concurrency: 2, KeepAlive: true, Rate: gb.Rate{Freq: 500}})
+	if res.Complete() != 10 || len(rows(srv)) != 10 || res.Latency[stats.Corrected] == nil {
+		t.Errorf("complete %d, server saw %d, corrected latency %v; want 10, 10 and a corrected latency", res.Complete(), len(rows(srv)), res.Latency[stats.Corrected])
+	}
+}
