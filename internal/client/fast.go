@@ -97,13 +97,10 @@ func (f *Fast) Close() bool {
 // Do sends the request and reads the response; see load.Conn.
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
 	if f.scr != nil {
-		return f.doScript(x)
+		if o, ok := f.scriptRequest(x); !ok {
+			return o
+		}
 	}
-	return f.do(x)
-}
-
-// do is Do for the request f.request returns.
-func (f *Fast) do(x *load.Exchange) stats.Outcome {
 	x.Start = clock.Read()
 	f.target = x.Target
 	o, retry := f.attempt(x)

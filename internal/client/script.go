@@ -35,26 +35,26 @@ func (f *Fast) UseScript(t *script.Thread) {
 	}
 }
 
-// doScript is Do with a script: delay() (closed loop only), request(),
-// then the exchange; a script that gives no request ends x as
-// failed.script.
-func (f *Fast) doScript(x *load.Exchange) stats.Outcome {
+// scriptRequest runs delay() (closed loop only) and request() for x, the
+// next exchange of Do. When the script gives no request, x ends as
+// failed.script and ok is false.
+func (f *Fast) scriptRequest(x *load.Exchange) (o stats.Outcome, ok bool) {
 	s := f.scr
 	if x.Intended.IsZero() && s.thread.HasDelay() {
 		d, err := s.thread.Delay()
 		if err != nil {
-			return scriptFailed(x, err)
+			return scriptFailed(x, err), false
 		}
 		s.pause(d)
 	}
 	if err := s.thread.Request(&s.batch); err != nil {
-		return scriptFailed(x, err)
+		return scriptFailed(x, err), false
 	}
 	if n := s.batch.Len(); n != 1 {
-		return scriptFailed(x, fmt.Errorf("request() returned %d pipelined requests where the run expects 1", n))
+		return scriptFailed(x, fmt.Errorf("request() returned %d pipelined requests where the run expects 1", n)), false
 	}
 	s.sent, s.index = 1, 0
-	return f.do(x)
+	return stats.OK, true
 }
 
 // pause waits d before the next request: on the worker's task on an
