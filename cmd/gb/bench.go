@@ -61,6 +61,22 @@ func scriptArgs(args []string) (own, script []string) {
 	return args, nil
 }
 
+// checkScript refuses, in the command line's words, what --script cannot
+// be combined with.
+func (o *options) checkScript() error {
+	c := &o.cfg
+	switch {
+	case c.Script == "":
+	case c.Protocol != "" && c.Protocol != gb.ProtocolHTTP1:
+		return getopt.Errorf(false, "--script speaks HTTP/1.1 only: not with --http2 or --h2c")
+	case c.Pipeline > 1:
+		return getopt.Errorf(false, "--script and --pipeline cannot be combined: a script pipelines by returning several requests")
+	case len(o.moreURLs) > 0 || o.targetsFile != "":
+		return getopt.Errorf(false, "--script and several targets cannot be combined: the script makes the requests")
+	}
+	return nil
+}
+
 // parseAll parses the options before the URL, as ab takes them, and
 // those after it (or after several URLs), as hey and oha take them (gb
 // URL -n 10).
@@ -121,6 +137,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	}
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit
+	}
+	if err := o.checkScript(); err != nil {
+		return nil, err
 	}
 	if err := o.checkFiles(); err != nil {
 		return nil, err

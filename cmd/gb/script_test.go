@@ -45,6 +45,11 @@ end
 		t.Errorf("server saw %d requests, want the first run's 3 only", n)
 	}
 
+	r = runGB(t, "--h2c", "-n", "3", "--script", argsLua, url)
+	if r.code != 22 || r.stderr != "gb: --script speaks HTTP/1.1 only: not with --http2 or --h2c\n" {
+		t.Errorf("--h2c: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	raising := tempFile(t, "raising.lua", "function response(status)\n  error(\"status \" .. status)\nend\n")
 	r = runGB(t, "-q", "-k", "-n", "10", "--script", raising, url)
 	if r.code != 1 || !strings.Contains(r.stderr, "Test aborted: "+raising+":2: status 200 (in response)") ||
