@@ -152,6 +152,21 @@ type Config struct {
 	Compressed bool
 	MaxDecoded int64 // with Compressed: decoded bytes per body past which it fails; 0 = 256 MiB
 
+	// Script is a Lua script written for wrk's scripting API (gb
+	// --script): the file's name, read by NewPlan. Its request() makes each
+	// request's bytes (HTTP/1.1, sent as they are; several concatenated
+	// are pipelined), response(status, headers, body) sees each response,
+	// and delay(), setup(), init(args) and done() run as in wrk. One Lua
+	// state per event loop (or per connection on the goroutine engine).
+	// HTTP/1.1 only; not with Targets. "" = none: the request is built
+	// from URL, Method, Headers and Body.
+	Script string
+	// ScriptSource is the script's text; nil = read it from Script.
+	ScriptSource []byte
+	// ScriptArgs are the script's arguments: init(args) gets the URL as
+	// args[0] and these as args[1], args[2], ...
+	ScriptArgs []string
+
 	// KeepSamples keeps one Sample per response in Result.Samples (what
 	// ab's -e and -g files need). It costs memory in proportion to the
 	// requests; false keeps only histograms.

@@ -16,6 +16,7 @@ import (
 	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/profile"
+	"github.com/gb-bench/gb/internal/script"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -34,8 +35,9 @@ type Plan struct {
 	client *client.Config
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
-	multi  *multiTarget // several targets (targets.go); nil = one
-	h2     *h2.Config   // HTTP/2 clients' configuration; nil = HTTP/1.1
+	multi  *multiTarget    // several targets (targets.go); nil = one
+	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
+	script *script.Program // Config.Script compiled; nil = none
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
@@ -56,6 +58,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{cfg: cfg, target: t}
+	if p.script, err = cfg.compileScript(t); err != nil {
+		return nil, err
+	}
 	for _, o := range opts {
 		o(&p.opts)
 	}
@@ -218,9 +223,21 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	if cfg.Warmup > 0 {
 		lc.OnMeasure = func() { m.begin(true) } // the engine copies lc: set before New
 	}
+	var group *script.Group
+	if p.script != nil {
+		var err error
+		if group, err = p.scriptLoad(&lc); err != nil {
+			return nil, err
+		}
+		defer group.Close()
+	}
 	run, err := load.New(lc)
 	if err != nil {
 		return nil, err
+	}
+	if group != nil {
+		group.OnError = func(err error) { run.Stop(stats.StopError, err) }
+		group.OnStop = func() { run.Stop(stats.StopTime, nil) }
 	}
 	m.capture = o.prepareProfile(ctx, p.target, p.cfg.TLS)
 	capture.Store(m.capture)
@@ -238,6 +255,11 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 		res.Profile = m.capture.Stop(res.Complete())
 	}
 	p.noteTLS(res)
+	if group != nil && group.Err() == nil {
+		if err := scriptDone(group, res); err != nil {
+			res.StoppedBy, res.StopError = stats.StopError, err.Error()
+		}
+	}
 	// Connections carry over only from a load that ended by its count: a
 	// stop interrupts its clients for good. The load's timer may have
 	// fired after the count ended it; if less than its time has passed

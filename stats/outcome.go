@@ -25,6 +25,7 @@ const (
 	FailTruncated                   // EOF before the end of the body or of the headers
 	FailProtocol                    // malformed response: status line, header, chunk, framing, limits
 	FailDecode                      // --compressed: a well-framed body whose Content-Encoding does not decode (corrupt, cut, too large, not asked for)
+	FailScript                      // --script: request() returned no request (not a string, not HTTP/1.1), or a callback raised an error
 	TimeoutConnect                  // connect did not finish in time
 	TimeoutTLS                      // TLS handshake did not finish in time
 	TimeoutFirstByte                // no response byte in time after the request was written
@@ -51,6 +52,7 @@ var outcomeNames = [NumOutcomes]string{
 	FailTruncated:    "failed.truncated",
 	FailProtocol:     "failed.protocol",
 	FailDecode:       "failed.decode",
+	FailScript:       "failed.script",
 	TimeoutConnect:   "failed.timeout.connect",
 	TimeoutTLS:       "failed.timeout.tls",
 	TimeoutFirstByte: "failed.timeout.ttfb",

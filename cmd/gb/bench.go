@@ -26,6 +26,7 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		return exitOK
 	}
 	o := defaultOptions()
+	args, o.cfg.ScriptArgs = scriptArgs(args)
 	rest, err := parseAll(args, abSpecs, &o)
 	switch {
 	case err != nil:
@@ -45,6 +46,35 @@ func bench(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	}
 	defer p.Close()
 	return execute(p, &o, stdout, stderr, sig)
+}
+
+// scriptArgs splits off the arguments after "--" for --script's init(args),
+// as wrk takes them (gb --script s.lua URL -- a b); without --script, "--"
+// keeps getopt's meaning.
+func scriptArgs(args []string) (own, script []string) {
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--script" || strings.HasPrefix(a, "--script=") }) {
+		return args, nil
+	}
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
+}
+
+// checkScript refuses, in the command line's words, what --script cannot
+// be combined with.
+func (o *options) checkScript() error {
+	c := &o.cfg
+	switch {
+	case c.Script == "":
+	case c.Protocol != "" && c.Protocol != gb.ProtocolHTTP1:
+		return getopt.Errorf(false, "--script speaks HTTP/1.1 only: not with --http2 or --h2c")
+	case c.Pipeline > 1:
+		return getopt.Errorf(false, "--script and --pipeline cannot be combined: a script pipelines by returning several requests")
+	case len(o.moreURLs) > 0 || o.targetsFile != "":
+		return getopt.Errorf(false, "--script and several targets cannot be combined: the script makes the requests")
+	}
+	return nil
 }
 
 // parseAll parses the options before the URL, as ab takes them, and
@@ -107,6 +137,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	}
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit
+	}
+	if err := o.checkScript(); err != nil {
+		return nil, err
 	}
 	if err := o.checkFiles(); err != nil {
 		return nil, err

@@ -238,6 +238,7 @@ var abSpecs = []flagSpec{
 	}),
 	opt(0, "sni", "name", "TLS server name to send and verify instead of the URL's host", setString(func(o *options) *string { return &o.cfg.TLS.ServerName })),
 	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
+	opt(0, "script", "file", "Lua script in wrk's scripting API (wrk's -s): request(),\nresponse(), done()...; arguments after -- go to its init(args)", setString(func(o *options) *string { return &o.cfg.Script })),
 }
 
 // setMethodKind records -i, -p or -u, refusing a second, different one

@@ -40,6 +40,7 @@ type Fast struct {
 	ph     *phases                 // with phase timeouts (Config.phased); nil without
 	due    clock.Mono              // with decoding: the deadline of the request being read (expired)
 	pk     *peeker                 // unsolicited's, made on first use (pipeline.go)
+	scr    *scripted               // with a script (UseScript); nil = Config's requests
 }
 
 // phases is a Fast's state for the phase timeouts, apart so that a Fast
@@ -95,6 +96,11 @@ func (f *Fast) Close() bool {
 
 // Do sends the request and reads the response; see load.Conn.
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
+	if f.scr != nil {
+		if o, ok := f.scriptRequest(x); !ok {
+			return o
+		}
+	}
 	x.Start = clock.Read()
 	f.target = x.Target
 	o, retry := f.attempt(x)
@@ -224,6 +230,9 @@ func (f *Fast) received(x *load.Exchange, err error, reused bool) (stats.Outcome
 	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && (f.rd.Buffered() == 0 || f.pending > 0)
 	if !x.KeepAlive {
 		f.drop(x)
+	}
+	if f.scr != nil {
+		return f.scriptResponse(x, r.Status), false
 	}
 	if r.Status >= 200 && r.Status < 300 {
 		return stats.OK, false

@@ -18,6 +18,9 @@ type Target struct {
 // request returns the wire bytes of the request being sent: the current
 // exchange's target's with Config.Targets, else Config.Request.
 func (f *Fast) request() []byte {
+	if f.scr != nil {
+		return f.scr.batch.Bytes
+	}
 	if t := f.cfg.Targets; t != nil {
 		return t[f.target].Request
 	}
@@ -26,6 +29,9 @@ func (f *Fast) request() []byte {
 
 // head reports whether the request being sent is HEAD.
 func (f *Fast) head() bool {
+	if f.scr != nil {
+		return f.scr.batch.Head(f.scr.index)
+	}
 	if t := f.cfg.Targets; t != nil {
 		return t[f.target].Head
 	}
@@ -34,6 +40,9 @@ func (f *Fast) head() bool {
 
 // idempotent reports whether the request being sent may be retried.
 func (f *Fast) idempotent() bool {
+	if f.scr != nil {
+		return f.scr.batch.Idempotent
+	}
 	if t := f.cfg.Targets; t != nil {
 		return t[f.target].Idempotent
 	}

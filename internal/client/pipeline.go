@@ -29,6 +29,10 @@ const MaxBatchBytes = 1 << 20
 // sent again. A batch that meets the keep-alive close race before any
 // response byte is sent again once, if idempotent.
 func (f *Fast) DoBatch(xs []load.Exchange, outs []stats.Outcome) {
+	if f.scr != nil {
+		f.doScriptBatch(xs, outs)
+		return
+	}
 	d := f.cfg.batchDepth(len(xs))
 	for i := 0; i < len(xs); i += d {
 		j := min(i+d, len(xs))
@@ -74,7 +78,7 @@ func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry
 		x0.Connected = x0.Start
 	}
 	f.arm(x0.Start)
-	n, err := f.nc.Write(f.cfg.batch(len(xs)))
+	n, err := f.nc.Write(f.batchBytes(len(xs)))
 	x0.BytesOut += int64(n)
 	written := clock.Read()
 	for i := range xs {
@@ -95,6 +99,9 @@ func (f *Fast) batchAttempt(xs []load.Exchange, outs []stats.Outcome, staleRetry
 // readBatch reads the batch's responses in order.
 func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, staleRetry *bool) (int, bool) {
 	for i := range xs {
+		if f.scr != nil {
+			f.scr.index = f.scr.sent - len(xs) + i
+		}
 		f.pending = len(xs) - i - 1
 		wire := f.rd.Wire
 		o, retry := f.read(&xs[i], reused && i == 0)
@@ -107,7 +114,7 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 			*staleRetry = false
 			return 0, true
 		case i > 0 && !o.Responded() && !f.rd.Started() && isPeerGone(xs[i].Err):
-			if f.cfg.Idempotent {
+			if f.idempotent() {
 				return i, true // closed silently after answering some: resend the rest
 			}
 			// The server may have processed them: never resent (RFC 9110 §9.2.2).

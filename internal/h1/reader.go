@@ -62,6 +62,10 @@ type Reader struct {
 	nserver int
 	dec     *decode.Body // SetDecoder's; nil = bodies are discarded undecoded
 
+	// Keep, when set, collects each response's header fields and body
+	// for a script (package script); nil = they are discarded.
+	Keep *Kept
+
 	// Wire counts every byte read from the source since the last Reset.
 	Wire int64
 

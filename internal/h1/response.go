@@ -100,6 +100,9 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 		return err
 	}
 	r.nserver = 0
+	if r.Keep != nil {
+		r.Keep.reset()
+	}
 	for {
 		line, err := r.fieldLine(budget)
 		if err != nil {
@@ -218,6 +221,9 @@ func (r *Reader) field(line []byte, h *header) error {
 	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 || line[colon-1] == ' ' || line[colon-1] == '\t' {
 		return ErrHeaderLine
+	}
+	if r.Keep != nil {
+		r.Keep.field(line)
 	}
 	if h.fields++; h.fields > r.lim.MaxFields {
 		return ErrTooManyFields
@@ -373,6 +379,9 @@ func (r *Reader) discard(resp *Response, n int64) error {
 		if k > n {
 			k = n
 		}
+		if r.Keep != nil {
+			r.Keep.body(r.buf[r.r : r.r+int(k)])
+		}
 		r.r += int(k)
 		n -= k
 		resp.BodyBytes += k
@@ -383,6 +392,9 @@ func (r *Reader) discard(resp *Response, n int64) error {
 func (r *Reader) untilEOF(resp *Response) error {
 	for {
 		resp.BodyBytes += int64(r.w - r.r)
+		if r.Keep != nil {
+			r.Keep.body(r.buf[r.r:r.w])
+		}
 		r.r = r.w
 		if err := r.fill(); err != nil {
 			if err == io.EOF {

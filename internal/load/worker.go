@@ -222,7 +222,7 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if !x.Intended.IsZero() && x.Start.Sub(x.Intended) > stats.LateAfter {
 		rec.Late++
 	}
-	if !o.Responded() && w.run.stopped.Load() {
+	if !o.Responded() && o != stats.FailScript && w.run.stopped.Load() { // a script's failure is its own, not the stop's
 		o = w.run.abortOutcome()
 	}
 	if o.Failed() && x.Err != nil {

@@ -1,0 +1,4 @@
+-- request() returns a number, not a request
+function request()
+   return 7
+end
