@@ -71,7 +71,7 @@ func targeterErr(err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	return fmt.Errorf("Targeter: %w", err)
+	return fmt.Errorf("the Targeter failed: %w", err)
 }
 
 // useLazy gives the Plan's client a request slot per worker.

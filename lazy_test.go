@@ -297,7 +297,18 @@ func TestLazyBadLine(t *testing.T) {
 			t.Errorf("invariants: %v", errs)
 		}
 	}
-	_, err := gb.Run(context.Background(), gb.Config{Targeter: pipeTargets(t, gb.TargetsHTTP, 0, nil).Next})
+	calls := 0
+	res, err := gb.Run(context.Background(), gb.Config{Concurrency: 1, Targeter: func(tg *gb.Target) error {
+		if calls++; calls > 3 {
+			return errors.New("the generator broke")
+		}
+		tg.URL = srv.URL() + "/hello"
+		return nil
+	}})
+	if err != nil || res.StopError != "the Targeter failed: the generator broke" || res.Counts.Dispatched != 3 {
+		t.Errorf("a Targeter's error: %v, %q, dispatched %d", err, res.StopError, res.Counts.Dispatched)
+	}
+	_, err = gb.Run(context.Background(), gb.Config{Targeter: pipeTargets(t, gb.TargetsHTTP, 0, nil).Next})
 	var ce *gb.ConfigError
 	if !errors.As(err, &ce) || err.Error() != "Targeter: no targets" {
 		t.Errorf("empty stream: %v", err)
@@ -310,7 +321,7 @@ func TestLazyBadLine(t *testing.T) {
 
 // TestLazyRowsCapped: a stream of more distinct URL templates than
 // MaxTargetRows counts the first ones apart and the rest in one row; the
-// rows' requests sum to the run's.
+// rows' requests sum to the run's, and its JSON matches the schema.
 func TestLazyRowsCapped(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	const n = gb.MaxTargetRows + 50
@@ -325,6 +336,7 @@ func TestLazyRowsCapped(t *testing.T) {
 		!strings.HasPrefix(res.Targets[gb.MaxTargetRows].URL, "(the other URLs") {
 		t.Fatalf("%d rows, last %+v", len(res.Targets), res.Targets[len(res.Targets)-1])
 	}
+	checkTargetsSchema(t, res)
 	if errs := res.Check(); len(errs) > 0 {
 		t.Errorf("invariants: %v", errs)
 	}
