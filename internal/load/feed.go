@@ -17,7 +17,8 @@ import (
 // it (stats.StopError). Workers call it concurrently, each with its own
 // slot; it may wait (a stream being read), and the worker's loop waits
 // with it. Unlike the Order it costs the request path what the source
-// costs: lazy runs only.
+// costs: lazy runs only. Not with Pipeline, nor a Streamer Conn (the
+// streams take their targets from the Order).
 type Feed func(slot int, x *Exchange) (row int, err error)
 
 // ErrFeedEnd is what a Feed returns when its source ended.
@@ -53,7 +54,7 @@ func (w *worker) feed(x *Exchange) bool {
 	return false
 }
 
-// row is the per-target account row x's request counts in.
+// accountRow is the per-target account row x's request counts in.
 func (w *worker) accountRow(x *Exchange) int {
 	if w.run.cfg.Feed != nil {
 		return w.row

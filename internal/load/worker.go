@@ -245,9 +245,10 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 }
 
 // waitUntil sleeps until due, waking at least every 50 ms to see whether
-// the run stopped; it reports whether the request should still be sent.
+// the run stopped (or its Feed ended); it reports whether the request
+// should still be sent.
 func (w *worker) waitUntil(due time.Time) bool {
-	for !w.run.stopped.Load() {
+	for !w.run.stopped.Load() && !w.run.fedAll.Load() {
 		d := time.Until(due)
 		if d <= 0 {
 			return true
