@@ -268,8 +268,9 @@ func TestLazyRate(t *testing.T) {
 
 // TestLazyBadLine: a bad line in the middle of a lazy stream stops the
 // load (StopError, the command line's exit 1) with the result of what
-// ran, the error naming the stream and line; so does a target on
-// another address. An empty stream is a ConfigError before any load.
+// ran, the error naming the stream and line; so do a target on another
+// address and a Targeter's own error. An empty stream, or a Targeter with
+// a URL, HTTP/2 or pipelining, is a ConfigError before any load.
 func TestLazyBadLine(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	for _, c := range []struct {
@@ -313,9 +314,15 @@ func TestLazyBadLine(t *testing.T) {
 	if !errors.As(err, &ce) || err.Error() != "Targeter: no targets" {
 		t.Errorf("empty stream: %v", err)
 	}
-	_, err = gb.Run(context.Background(), gb.Config{URL: srv.URL(), Targeter: func(*gb.Target) error { return nil }})
-	if !errors.As(err, &ce) {
-		t.Errorf("Targeter with URL: %v", err)
+	one := func(tg *gb.Target) error { tg.URL = srv.URL(); return nil }
+	for name, cfg := range map[string]gb.Config{
+		"URL":      {URL: srv.URL(), Targeter: one},
+		"HTTP/2":   {Protocol: gb.ProtocolH2C, Targeter: one},
+		"Pipeline": {Pipeline: 2, Requests: 2, Targeter: one},
+	} {
+		if _, err = gb.Run(context.Background(), cfg); !errors.As(err, &ce) {
+			t.Errorf("Targeter with %s: %v, want a ConfigError", name, err)
+		}
 	}
 }
 
