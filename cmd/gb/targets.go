@@ -48,6 +48,17 @@ func (o *options) lazyTargets(cfg *gb.Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Targeter = tr.Next
+	name, first := o.targetsFile, true
+	if name == "-" {
+		name = "stdin"
+	}
+	cfg.Targeter = func(t *gb.Target) error {
+		err := tr.Next(t)
+		if first && err == gb.ErrNoTargets { // NewPlan's call: an empty stream
+			err = &gb.ConfigError{Msg: name + ": no targets"}
+		}
+		first = false
+		return err
+	}
 	return nil
 }

@@ -124,8 +124,8 @@ func gbStdin(t *testing.T, gen func(w io.Writer), args ...string) result {
 // every line sent once, the report's targets table one row per URL
 // template); a bad line mid-stream stops the load with one line naming
 // stdin and the line, exit 1, and the report of what ran. A bad line in
-// a JSON file read whole is exit 22 before any load; --lazy with a URL
-// is a usage error.
+// a JSON file read whole is exit 22 before any load, and so are an empty
+// stream and --lazy with a URL.
 func TestLazyTargetsCommandLine(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	lines := func(n, bad int) func(io.Writer) {
@@ -153,6 +153,9 @@ func TestLazyTargetsCommandLine(t *testing.T) {
 	if want := "Test aborted: stdin:101: want a JSON object"; r.code != 1 || !strings.Contains(r.stderr, want) ||
 		!strings.Contains(r.stdout, "Complete requests:      100\n") {
 		t.Errorf("bad line mid-stream: exit %d, want 1 and %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	if r := gbStdin(t, func(io.Writer) {}, "--lazy", "--targets", "-"); r.code != 22 || r.stderr != "gb: stdin: no targets\n" {
+		t.Errorf("empty stream: exit %d, stderr %q", r.code, r.stderr)
 	}
 	file := tempFile(t, "targets.json", `{"method":"GET","url":"http://127.0.0.1:1/"}`+"\n"+`{"url":"http://127.0.0.1:1/"}`+"\n")
 	for _, tc := range []struct {
