@@ -30,6 +30,21 @@ type Config struct {
 	Targets []Target
 	Order   string // OrderRoundRobin (and "") or OrderRandom
 	Seed    int64  // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
+	// Targeter, when set, fills each request's Target as the load needs
+	// it (vegeta's Targeter; a TargetReader's Next reads a targets stream
+	// so): it is called once by NewPlan (the first target, whose address
+	// every later target must share: scheme, host and port) and then
+	// before each request is sent. It replaces URL and Targets, which must
+	// be empty. gb calls it from one goroutine at a time, with a zeroed
+	// Target, and keeps none of the Target's slices after the call. It
+	// returns ErrNoTargets when it has no more: the load ends as when
+	// Requests is reached (with Requests and Duration 0, the Targeter's
+	// end alone ends the load). Any other error stops the load (StopError, the
+	// error its message) with the result of what ran. The Result counts
+	// the targets by method and URL template (a path segment with a digit
+	// becomes "*"), the first 100 such rows, then one for the rest.
+	// Not with HTTP/2 or Pipeline. nil = URL and Targets.
+	Targeter func(*Target) error
 
 	Method      string   // "" = GET, or POST when Body is non-nil
 	Headers     []string // extra header lines "Name: value", sent in order after gb's own
@@ -46,7 +61,7 @@ type Config struct {
 	KeepAlive bool
 
 	Concurrency int           // connections, each with one request in flight (or Pipeline); 0 = 1
-	Requests    int64         // requests to send in all; 0 = no count limit (Duration must be set)
+	Requests    int64         // requests to send in all; 0 = no count limit (Duration or Targeter must be set)
 	Duration    time.Duration // time limit of the load; 0 = none (Requests must be set)
 
 	// Warmup runs the load this long before measuring: connections are
@@ -318,14 +333,14 @@ func (c *Config) check() error {
 	if c.Pipeline > 1 && c.Rate.Freq > 0 {
 		return configErr(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")
 	}
-	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 {
+	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 && c.Targeter == nil {
 		return configErr(false, "Config.Rate needs Config.Requests or Config.Duration: a run is never unbounded")
 	}
 	if c.Rate.Freq > 0 && c.Duration > 0 && c.Rate.Within(c.Duration) == 0 {
 		return configErr(false, "Config.Rate (%s) schedules no request within Config.Duration (%v)", c.Rate.pacer(), c.Duration)
 	}
-	if c.Duration > 0 && c.Requests == 0 {
-		return nil
+	if (c.Duration > 0 || c.Targeter != nil) && c.Requests == 0 {
+		return nil // bounded by the time or the Targeter's end
 	}
 	if c.Requests <= 0 {
 		return configErr(false, "Invalid number of requests")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/testserver"
@@ -82,4 +83,36 @@ func ExampleNewPlan() {
 	// Output:
 	// GET /json
 	// Cannot use concurrency level greater than total number of requests
+}
+
+// A load whose requests come from a function (vegeta's Targeter): each
+// POST carries a fresh id, and the load ends when the function says
+// gb.ErrNoTargets. The result counts the requests per URL template.
+func ExampleConfig_targeter() {
+	srv := startServer()
+	defer srv.Close()
+
+	id := 0
+	next := func(t *gb.Target) error {
+		if id == 300 {
+			return gb.ErrNoTargets
+		}
+		id++
+		t.Method = "POST"
+		t.URL = fmt.Sprintf("%s/hello?id=%d", srv.URL(), id)
+		t.Headers = []string{"Content-Type: application/json"}
+		t.Body = fmt.Appendf(nil, `{"id":%d}`, id)
+		return nil
+	}
+	res, err := gb.Run(context.Background(), gb.Config{Targeter: next, Concurrency: 4, KeepAlive: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("complete:", res.Complete(), "stopped by:", res.StoppedBy)
+	for _, t := range res.Targets {
+		fmt.Println(t.Method, strings.TrimPrefix(t.URL, srv.URL()), t.Requests)
+	}
+	// Output:
+	// complete: 300 stopped by: count
+	// POST /hello?* 300
 }

@@ -36,6 +36,7 @@ type Plan struct {
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
 	multi  *multiTarget    // several targets (targets.go); nil = one
+	lazy   *lazyTargets    // Config.Targeter's (lazy.go); nil = none
 	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
 	script *script.Program // Config.Script compiled; nil = none
 }
@@ -44,6 +45,10 @@ type Plan struct {
 // *ConfigError is the caller's mistake (the command line exits 22 on it).
 // The options apply to every run of the Plan.
 func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
+	lazy, err := cfg.startLazy()
+	if err != nil {
+		return nil, err
+	}
 	t, err := cfg.parseFirst()
 	if err != nil {
 		return nil, err
@@ -85,6 +90,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
 		return nil, err
 	}
+	p.useLazy(lazy)
 	if p.h2, err = newH2(&cfg, t, req, p.client); err != nil {
 		return nil, err
 	}
@@ -246,6 +252,7 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 		m.begin(false)
 	}
 	res := run.Run(ctx, p.base(&cfg, &o)) // returns after OnMeasure did
+	p.nameRows(res)
 	res.Client = m.cost(readSelf())
 	res.Client.Engine = p.Engine()
 	if p.loops > 0 {
@@ -310,6 +317,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		}
 	}
 	p.multiLoad(&lc)
+	p.lazyLoad(&lc)
 	return lc
 }
 
@@ -348,6 +356,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 		},
 	}
 	p.describeTargets(&res)
+	p.describeLazy(&res)
 	return res
 }
 

@@ -1,7 +1,6 @@
 package gb
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -30,41 +29,38 @@ import (
 // one *ConfigError naming the file and line ("targets.txt:3: want
 // \"METHOD URL\", got \"GETT\""); the URLs are checked as NewPlan checks
 // them.
-func ReadTargets(path string) ([]Target, error) {
-	if path == "-" {
-		return ParseTargets("stdin", os.Stdin)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, configErr(false, "cannot read targets file %s: %v", path, unwrapPath(err))
-	}
-	defer f.Close()
-	return ParseTargets(path, f)
-}
+func ReadTargets(path string) ([]Target, error) { return ReadTargetsFormat(path, TargetsHTTP) }
 
-// ParseTargets parses a targets file's content (see ReadTargets); name
-// is the file's name in error messages and in each Target's Source.
+// ParseTargets parses a targets file's content in the http format (see
+// ReadTargets); name is the file's name in error messages and in each
+// Target's Source.
 func ParseTargets(name string, r io.Reader) ([]Target, error) {
-	p := targetsParser{name: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		p.line++
-		if err := p.parse(strings.TrimSpace(sc.Text())); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, configErr(false, "%s:%d: %v", name, p.line+1, err)
-	}
-	if len(p.targets) == 0 {
-		return nil, configErr(false, "%s: no targets (want \"METHOD URL\" lines)", name)
-	}
-	return p.targets, nil
+	return ParseTargetsFormat(name, r, TargetsHTTP)
 }
 
-// targetsParser is ParseTargets' state: the targets so far, and whether
-// the last one still takes header and body lines.
+// ReadTargetsFormat is ReadTargets for a file in format: TargetsHTTP
+// (and "") or TargetsJSON (see TargetReader).
+func ReadTargetsFormat(path, format string) ([]Target, error) {
+	tr, err := OpenTargets(path, format)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	return tr.all()
+}
+
+// ParseTargetsFormat is ParseTargets for content in format.
+func ParseTargetsFormat(name string, r io.Reader, format string) ([]Target, error) {
+	tr, err := NewTargetReader(name, r, format)
+	if err != nil {
+		return nil, err
+	}
+	return tr.all()
+}
+
+// targetsParser is the http format's state: the targets read and not
+// yet taken (pop), and whether the last one still takes header and body
+// lines.
 type targetsParser struct {
 	name    string
 	line    int
@@ -152,6 +148,21 @@ func isMethod(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// ready reports whether the first target read is whole: the next one
+// started, or a blank or @body line ended it, or eof.
+func (p *targetsParser) ready(eof bool) bool {
+	return len(p.targets) > 1 || len(p.targets) == 1 && (!p.open || eof)
+}
+
+// pop takes the first target read.
+func (p *targetsParser) pop() Target {
+	t := p.targets[0]
+	n := copy(p.targets, p.targets[1:])
+	p.targets[n] = Target{}
+	p.targets = p.targets[:n]
+	return t
 }
 
 func (p *targetsParser) where() string { return fmt.Sprintf("%s:%d", p.name, p.line) }

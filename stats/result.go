@@ -110,7 +110,8 @@ type Target struct {
 	Shard ShardID `json:"shard,omitzero"`
 
 	// Order is how requests were spread over several targets:
-	// "round-robin" or "random" (with Seed); "" = one target.
+	// "round-robin", "random" (with Seed) or "stream" (targets read as
+	// the load went: Targets are rows per URL template); "" = one target.
 	Order string `json:"order,omitempty"`
 	Seed  int64  `json:"seed,omitempty"` // the random order's seed; absent = 0
 }

@@ -129,7 +129,10 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	if o.requestsSet && cfg.Requests <= 0 {
 		return nil, getopt.Errorf(false, "Invalid number of requests")
 	}
-	if cfg.Rate.Freq > 0 && !o.requestsSet && cfg.Duration == 0 {
+	if o.lazy && !o.requestsSet {
+		cfg.Requests = 0 // the stream's end ends the load (or -t)
+	}
+	if cfg.Rate.Freq > 0 && !o.requestsSet && cfg.Duration == 0 && !o.lazy {
 		return nil, getopt.Errorf(false, "-R needs -n or -t: gb never runs unbounded") // not ab's default -n 1
 	}
 	if cfg.Rate.Freq > 0 && cfg.Duration > 0 && cfg.Rate.Within(cfg.Duration) == 0 {

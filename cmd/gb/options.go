@@ -42,6 +42,8 @@ type options struct {
 	stdout                          io.Writer     // the command's stdout, where "-" files go
 	moreURLs                        []string      // the URLs after the first (several targets)
 	targetsFile                     string        // --targets
+	targetsFormat                   string        // --targets-format; "" = http
+	lazy                            bool          // --lazy
 }
 
 func defaultOptions() options {
@@ -219,6 +221,14 @@ var abSpecs = []flagSpec{
 		return nil
 	}),
 	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between)", setString(func(o *options) *string { return &o.targetsFile })),
+	opt(0, "targets-format", "format", "The targets file's format: http (default) or json (vegeta's: one\n{\"method\",\"url\",\"header\",\"body\" (base64)} object a line)", func(o *options, v string) error {
+		if v != gb.TargetsHTTP && v != gb.TargetsJSON {
+			return errors.New("want http or json")
+		}
+		o.targetsFormat = v
+		return nil
+	}),
+	opt(0, "lazy", "", "Read --targets as the load needs them (a stream: --targets -),\nin bounded memory; its end ends the load", setBool(func(o *options) *bool { return &o.lazy })),
 	opt(0, "order", "order", "How requests are spread over several targets: round-robin\n(default) or random (--seed)", func(o *options, v string) error {
 		switch v {
 		case gb.OrderRoundRobin, gb.OrderRandom:

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
@@ -78,6 +83,91 @@ func TestTargetsBadInput(t *testing.T) {
 	} {
 		r := runGB(t, tc.args...)
 		if r.code != 22 || r.stderr != tc.msg+"\n" || r.stdout != "" {
+			t.Errorf("gb %q: exit %d, stderr %q; want 22 and %q", tc.args, r.code, r.stderr, tc.msg)
+		}
+	}
+}
+
+// gbStdin runs the gb binary with args, stdin written by gen.
+func gbStdin(t *testing.T, gen func(w io.Writer), args ...string) result {
+	t.Helper()
+	skipUnderRace(t)
+	cmd := exec.Command(gbBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer in.Close()
+		bw := bufio.NewWriter(in)
+		gen(bw)
+		_ = bw.Flush()
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(runLimit):
+		_ = cmd.Process.Kill()
+		t.Fatalf("gb %q did not finish in %v", args, runLimit)
+	}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+}
+
+// TestLazyTargetsCommandLine: --lazy --targets - reads vegeta's JSON
+// targets from a pipe as the load goes: its end ends the load (exit 0,
+// every line sent once, the report's targets table one row per URL
+// template); a bad line mid-stream stops the load with one line naming
+// stdin and the line, exit 1, and the report of what ran. A bad line in
+// a JSON file read whole is exit 22 before any load, and so are an empty
+// stream and --lazy with a URL.
+func TestLazyTargetsCommandLine(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	lines := func(n, bad int) func(io.Writer) {
+		return func(w io.Writer) {
+			for i := range n {
+				if i == bad {
+					fmt.Fprintln(w, `{"method":"GET","url":`)
+					continue
+				}
+				fmt.Fprintf(w, `{"method":"POST","url":"%s/ok?id=%d","body":"e30="}`+"\n", srv.FaultURL(), i)
+			}
+		}
+	}
+	r := gbStdin(t, lines(300, -1), "-k", "-c", "2", "--lazy", "--targets", "-", "--targets-format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, "  targets:              1, stream\n") {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if rows := targetLine.FindAllStringSubmatch(r.stdout, -1); len(rows) != 1 || rows[0][1] != "300" || rows[0][6] != srv.FaultURL()+"/ok?*" {
+		t.Errorf("targets table %q", rows)
+	}
+	if l := srv.Ledger(); l.Fault.Requests != 300 || len(l.Exchanges) != 300 || l.Exchanges[299].Method != "POST" {
+		t.Errorf("server saw %d requests", l.Fault.Requests)
+	}
+	r = gbStdin(t, lines(300, 100), "-k", "-c", "1", "--lazy", "--targets", "-", "--targets-format", "json")
+	if want := "Test aborted: stdin:101: want a JSON object"; r.code != 1 || !strings.Contains(r.stderr, want) ||
+		!strings.Contains(r.stdout, "Complete requests:      100\n") {
+		t.Errorf("bad line mid-stream: exit %d, want 1 and %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	if r := gbStdin(t, func(io.Writer) {}, "--lazy", "--targets", "-"); r.code != 22 || r.stderr != "gb: stdin: no targets\n" {
+		t.Errorf("empty stream: exit %d, stderr %q", r.code, r.stderr)
+	}
+	file := tempFile(t, "targets.json", `{"method":"GET","url":"http://127.0.0.1:1/"}`+"\n"+`{"url":"http://127.0.0.1:1/"}`+"\n")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--targets", file, "--targets-format", "json"}, "gb: " + file + `:2: want a "method"`},
+		{[]string{"--lazy", "--targets", file, "http://127.0.0.1:1/"}, "gb: --lazy reads its targets from --targets alone (no URL)"},
+		{[]string{"--targets", file, "--targets-format", "yaml"}, ""},
+	} {
+		r := runGB(t, tc.args...)
+		if r.code != 22 || tc.msg != "" && r.stderr != tc.msg+"\n" || r.stdout != "" {
 			t.Errorf("gb %q: exit %d, stderr %q; want 22 and %q", tc.args, r.code, r.stderr, tc.msg)
 		}
 	}

@@ -67,10 +67,13 @@ func (w *worker) sendNext() bool {
 		w.spent = true
 		return false
 	}
-	w.count(1)
 	x := &w.x
 	x.reset(w)
-	x.Target = r.cfg.Order.Target(i)
+	if !w.target(x, i) {
+		w.spent = true
+		return false
+	}
+	w.count(1)
 	w.inFlight = true
 	return w.driven.Send(x)
 }

@@ -54,7 +54,7 @@ func (w *worker) recordTarget(x *Exchange, o stats.Outcome) {
 	if o.Responded() {
 		us = micros(x.Done.Sub(x.Start))
 	}
-	w.rec.EndTarget(x.Target, o, x.BytesIn, x.Body, x.BytesOut, us)
+	w.rec.EndTarget(w.accountRow(x), o, x.BytesIn, x.Body, x.BytesOut, us)
 }
 
 // spread sets the targets of a batch whose first request index is i.

@@ -75,13 +75,18 @@ type Config struct {
 	// and makes the result count each target apart (base.Targets must
 	// then name them). The zero value = one target.
 	Order Order
+	// Feed, when set, gives each request its target instead of Order
+	// (see Feed); Order.Targets then sizes the per-target account. Not
+	// with Pipeline. nil = Order's.
+	Feed Feed
 }
 
 // DefaultInterval is the time series' interval when Config.Interval is 0.
 const DefaultInterval = time.Second
 
 // ErrNoBound is returned by New for a run with neither a request budget
-// nor a time limit: gb never runs unbounded.
+// nor a time limit nor a Feed (whose end ends it): gb never runs
+// unbounded.
 var ErrNoBound = errors.New("load: a run needs a request count or a time limit")
 
 // Run is one benchmark run: Config's workers driving their connections
@@ -102,6 +107,7 @@ type Run struct {
 	cause      atomic.Pointer[stopCause]
 	opened     atomic.Int64 // workers that got past connecting, for the connect-failure abort
 	connFail   atomic.Int64
+	fedAll     atomic.Bool // the Feed ended: the run ends as when its budget is spent
 	loops      []*evloop.Loop
 	mu         sync.Mutex // guards workers and cancel against a concurrent Stop
 	cancel     context.CancelFunc
@@ -120,7 +126,7 @@ type stopCause struct {
 // the event loops (Run closes them), and returns the error that prevents
 // one: the caller may then fall back to goroutines.
 func New(cfg Config) (*Run, error) {
-	if cfg.Requests <= 0 && cfg.Duration <= 0 {
+	if cfg.Requests <= 0 && cfg.Duration <= 0 && cfg.Feed == nil {
 		return nil, ErrNoBound
 	}
 	if cfg.NewConn == nil {
@@ -128,6 +134,9 @@ func New(cfg Config) (*Run, error) {
 	}
 	if cfg.Pipeline > 1 && cfg.Pacer != nil {
 		return nil, errors.New("load: pipelining is closed-loop only")
+	}
+	if cfg.Pipeline > 1 && cfg.Feed != nil {
+		return nil, errors.New("load: pipelining takes no Feed")
 	}
 	if cfg.Pipeline > MaxPipeline {
 		return nil, fmt.Errorf("load: pipeline depth %d is above the maximum, %d", cfg.Pipeline, MaxPipeline)
@@ -237,7 +246,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	workers := make([]*worker, r.cfg.Concurrency)
 	for i := range workers {
 		rec := recs.main[i%len(recs.main)]
-		w := &worker{run: r, rec: rec, main: rec}
+		w := &worker{run: r, rec: rec, main: rec, slot: i}
 		if r.cfg.Warmup > 0 {
 			w.warm = recs.warm[i%len(recs.warm)]
 			w.rec, w.warming = w.warm, true
@@ -416,6 +425,9 @@ func (r *Run) schedule(res *stats.Result) {
 	c := &res.Counts
 	c.Scheduled = min(r.cfg.Pacer.Scheduled(res.Elapsed), r.limit)
 	c.Scheduled = max(c.Scheduled, c.Dispatched)
+	if r.fedAll.Load() { // nothing was left to send
+		c.Scheduled = c.Dispatched
+	}
 	c.Outcomes[stats.Dropped] = c.Scheduled - c.Dispatched
 	pacer, first := r.cfg.Pacer, c.Dispatched
 	res.AddDropped(func(k int64) time.Duration { return pacer.Due(first + k) })

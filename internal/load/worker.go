@@ -35,6 +35,8 @@ type worker struct {
 	warmSent   int64           // warm-up requests sent (or tried)
 	backoff    time.Duration
 	x          Exchange // the exchange in flight (loop)
+	slot       int      // the worker's index in the run, its Feed slot
+	row        int      // with a Feed: the account row of x's request
 }
 
 // loop sends requests until the budget is spent or the run stops.
@@ -92,10 +94,12 @@ func (w *worker) exchange(x *Exchange) (o stats.Outcome, ok bool) {
 				return 0, false
 			}
 		}
-		w.count(1)
 		x.reset(w)
+		if !w.target(x, i) {
+			return 0, false
+		}
+		w.count(1)
 		x.Intended = clock.Of(due)
-		x.Target = r.cfg.Order.Target(i)
 		return w.conn.Do(x), true
 	}
 }
@@ -155,7 +159,7 @@ func (w *worker) markConnected() {
 // run's budget, it first waits for the time limit: a rate run lasts its
 // Duration.
 func (w *worker) finish() {
-	if w.run.holdToEnd {
+	if w.run.holdToEnd && !w.run.fedAll.Load() {
 		w.waitStop()
 	}
 	if !w.run.cfg.KeepOpen {
@@ -241,9 +245,10 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 }
 
 // waitUntil sleeps until due, waking at least every 50 ms to see whether
-// the run stopped; it reports whether the request should still be sent.
+// the run stopped (or its Feed ended); it reports whether the request
+// should still be sent.
 func (w *worker) waitUntil(due time.Time) bool {
-	for !w.run.stopped.Load() {
+	for !w.run.stopped.Load() && !w.run.fedAll.Load() {
 		d := time.Until(due)
 		if d <= 0 {
 			return true

@@ -1,0 +1,215 @@
+package gb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/stats"
+)
+
+// OrderStream is Result.Target.Order for a load whose targets came from
+// Config.Targeter (gb --lazy): its Targets are rows per method and URL
+// template, not one per target.
+const OrderStream = "stream"
+
+// MaxTargetRows is how many rows of method and URL template a load of
+// Config.Targeter counts apart; the rest share one more row.
+const MaxTargetRows = 100
+
+// otherRows names the row of the targets beyond MaxTargetRows.
+var otherRows = stats.TargetStats{Method: "*", URL: fmt.Sprintf("(the other URLs: rows for the first %d method and URL templates)", MaxTargetRows)}
+
+// lazyTargets is a Plan's Config.Targeter: each worker's request built
+// from the next target as it is sent (load.Feed), in the worker's slot of
+// the client's Targets, and the rows that count them.
+type lazyTargets struct {
+	cfg    *Config // the Plan's, for what applies to every target
+	origin string  // scheme://host:port every target must share
+	slots  []client.Target
+
+	mu      sync.Mutex // guards what follows: the Targeter is called by one worker at a time
+	first   *Target    // the target NewPlan read, sent first; nil once taken
+	t       Target     // the Targeter's
+	rows    map[string]int
+	names   []stats.TargetStats
+	overrun bool // a target fell into otherRows
+}
+
+// startLazy reads a Targeter Config's first target into its Targets, so
+// that NewPlan checks and routes it as any URL; nil without a Targeter.
+func (c *Config) startLazy() (*lazyTargets, error) {
+	if c.Targeter == nil {
+		return nil, nil
+	}
+	switch {
+	case c.URL != "" || len(c.Targets) > 0:
+		return nil, configErr(false, "Targeter replaces URL and Targets: leave them empty")
+	case c.Pipeline > 1:
+		return nil, configErr(false, "Targeter cannot be combined with Pipeline")
+	case c.http2():
+		return nil, configErr(false, "Targeter is not supported over HTTP/2")
+	}
+	var first Target
+	if err := c.Targeter(&first); err != nil {
+		if errors.Is(err, ErrNoTargets) {
+			return nil, configErr(false, "Targeter: no targets")
+		}
+		return nil, targeterErr(err)
+	}
+	c.Targets = []Target{first}
+	return &lazyTargets{first: &first, rows: map[string]int{}}, nil
+}
+
+// targeterErr is a Targeter's error as the load reports it: a
+// TargetReader's as it is (it names its file and line).
+func targeterErr(err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("the Targeter failed: %w", err)
+}
+
+// useLazy gives the Plan's client a request slot per worker.
+func (p *Plan) useLazy(l *lazyTargets) {
+	if l == nil {
+		return
+	}
+	l.cfg = &p.cfg
+	l.origin = p.target.url.Scheme + "://" + p.target.url.Host
+	l.slots = make([]client.Target, p.cfg.concurrency())
+	p.client.Targets = l.slots
+	p.lazy = l
+}
+
+// lazyLoad makes lc's workers take their targets from the Targeter.
+func (p *Plan) lazyLoad(lc *load.Config) {
+	if p.lazy == nil {
+		return
+	}
+	lc.Feed = p.lazy.feed
+	lc.Order = load.Order{Targets: MaxTargetRows + 1}
+}
+
+// feed is the load's Feed: the next target, built into the worker's slot.
+func (l *lazyTargets) feed(slot int, _ *load.Exchange) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := &l.t
+	if l.first != nil {
+		*t, l.first = *l.first, nil
+	} else {
+		*t = Target{}
+		if err := l.cfg.Targeter(t); err != nil {
+			if errors.Is(err, ErrNoTargets) {
+				return 0, load.ErrFeedEnd
+			}
+			return 0, targeterErr(err)
+		}
+	}
+	tg, method, err := l.build(t, &l.slots[slot])
+	if err != nil {
+		return 0, err
+	}
+	return l.row(method, tg), nil
+}
+
+// build parses t and writes its request into s, reusing s's bytes; it
+// returns t parsed and its method.
+func (l *lazyTargets) build(t *Target, s *client.Target) (*target, string, error) {
+	src := t.Source
+	if src == "" {
+		src = "Targeter"
+	}
+	tg, err := parseTarget(t.URL)
+	if err != nil {
+		return nil, "", targetErr(src, t.URL, err)
+	}
+	if o := tg.url.Scheme + "://" + tg.url.Host; o != l.origin {
+		return nil, "", fmt.Errorf("%s: %s is not on %s, the first target's address (a stream of targets goes to one)", src, o, l.origin)
+	}
+	tg.ownBody = true
+	tc := l.cfg.forTarget(t)
+	req, err := buildRequest(tc, tg)
+	if err != nil {
+		return nil, "", targetErr(src, "", err)
+	}
+	method := tc.method()
+	s.Request = req.Append(s.Request[:0])
+	s.Head, s.Idempotent = method == "HEAD", idempotent(method)
+	return tg, method, nil
+}
+
+// row returns the account row of method and t's URL template, making it
+// while there are fewer than MaxTargetRows.
+func (l *lazyTargets) row(method string, t *target) int {
+	u := urlTemplate(t)
+	key := method + " " + u
+	if r, ok := l.rows[key]; ok {
+		return r
+	}
+	if len(l.names) == MaxTargetRows {
+		l.overrun = true
+		return MaxTargetRows
+	}
+	r := len(l.names)
+	l.rows[key] = r
+	l.names = append(l.names, stats.TargetStats{Method: method, URL: u})
+	return r
+}
+
+// urlTemplate is t's URL without credentials, each path segment with a
+// digit in it written "*" and the query, if any, "?*": the URLs of a
+// stream of ids share a row.
+func urlTemplate(t *target) string {
+	path, query, _ := strings.Cut(t.path, "?")
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if strings.ContainsAny(s, "0123456789") {
+			segs[i] = "*"
+		}
+	}
+	u := t.url.Scheme + "://" + t.url.Host + strings.Join(segs, "/")
+	if query != "" {
+		u += "?*"
+	}
+	return u
+}
+
+// describeLazy gives a Targeter load's Result its order and the room
+// for its rows, which nameRows names after the run.
+func (p *Plan) describeLazy(r *stats.Result) {
+	if p.lazy == nil {
+		return
+	}
+	r.Target.Order = OrderStream
+	r.Targets = make([]stats.TargetStats, MaxTargetRows+1)
+}
+
+// nameRows names a Targeter load's rows and drops the ones no measured
+// request used.
+func (p *Plan) nameRows(r *stats.Result) {
+	l := p.lazy
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := r.Targets[:0]
+	for i, t := range r.Targets {
+		if t.Requests == 0 {
+			continue
+		}
+		n := otherRows
+		if i < len(l.names) {
+			n = l.names[i]
+		}
+		t.Method, t.URL = n.Method, n.URL
+		out = append(out, t)
+	}
+	r.Targets = out
+}
