@@ -83,6 +83,8 @@ func TestConfigErrors(t *testing.T) {
 			"Config.Rate (1/10s) schedules no request within Config.Duration (2s)"},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Engine: "fast"}, `unknown engine "fast" (want auto, loop, loop-tasks or goroutine)`},
 		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"Transfer-Encoding: chunked"}}, "-H Transfer-Encoding conflicts with the request framing gb sets"},
+		{gb.Config{Requests: 1, Targeter: func(t *gb.Target) error { t.URL = "http://127.0.0.1:1/"; return nil }, Script: "s.lua", ScriptSource: []byte("")},
+			"Config.Script and Config.Targets or Config.Targeter cannot be combined: the script makes the requests"},
 	} {
 		_, err := gb.NewPlan(tc.cfg)
 		var ce *gb.ConfigError

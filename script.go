@@ -23,8 +23,8 @@ func (c *Config) compileScript(t *target) (*script.Program, error) {
 	switch {
 	case c.http2():
 		return nil, configErr(false, "Config.Script speaks HTTP/1.1 only: not with Config.Protocol %q", c.Protocol)
-	case len(c.Targets) > 0:
-		return nil, configErr(false, "Config.Script and Config.Targets cannot be combined: the script makes the requests")
+	case len(c.Targets) > 0 || c.Targeter != nil:
+		return nil, configErr(false, "Config.Script and Config.Targets or Config.Targeter cannot be combined: the script makes the requests")
 	case c.Pipeline > 1:
 		return nil, configErr(false, "Config.Pipeline and Config.Script cannot be combined: a script pipelines by returning several requests")
 	}
