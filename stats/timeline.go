@@ -25,6 +25,8 @@ type interval struct {
 	out   Outcomes
 	exact [numSeriesPhases]Exact
 	hist  [numSeriesPhases]*hdrhistogram.Histogram
+
+	counts Closed // status classes and bytes flushed into this interval
 }
 
 // add folds a recorder's batch and outcome counts into iv. series says
@@ -76,6 +78,7 @@ type timeline struct {
 	points map[int64]*timePoint
 	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
 	newest int64                                    // the newest interval a shard handed over; 0 = none
+	closed Closed                                   // the status classes and bytes handed over
 
 	targets targetTable // per-target counts, in runs with several targets (EndTarget)
 }
@@ -92,6 +95,7 @@ func (t *timeline) merge(iv *interval) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.newest = max(t.newest, iv.idx)
+	t.closed.add(&iv.counts)
 	p := t.point(iv.idx)
 	if p != nil {
 		for i := range p.out {
@@ -144,6 +148,14 @@ func (t *timeline) addBatch(idx int64, batch []Timing, out *Outcomes, rate, seri
 			}
 		}
 	}
+}
+
+// addCounts adds a recorder's flush to the closed counts directly, beside
+// addBatch.
+func (t *timeline) addCounts(c *Closed) {
+	t.mu.Lock()
+	t.closed.add(c)
+	t.mu.Unlock()
 }
 
 // point returns interval idx's point, made on first use; nil when the
@@ -251,4 +263,69 @@ func ClosedLatency(shards []*Shard) (p50, p99 int64, ok bool) {
 	}
 	d := Dist{Exact: tp.exact[0], packed: tp.hist[0]}
 	return d.Percentile(50), d.Percentile(99), true
+}
+
+// CopyClosed copies into dst[0] the run's total latency (µs) over every
+// interval the shards have handed over so far, and into dst[1] its
+// corrected latency (rate mode; left empty otherwise). Each dst entry is
+// reset first and allocated (NewHistogram) when nil; the caller owns them.
+// For a watcher (a metrics scrape), from any goroutine: it takes the
+// timeline's lock (never a recorder's) and does not touch the histograms
+// the recorders write. After Merge it holds the whole run. It returns the
+// status classes and bytes of the same intervals.
+func CopyClosed(shards []*Shard, dst *[2]*hdrhistogram.Histogram) Closed {
+	for i := range dst {
+		if dst[i] == nil {
+			dst[i] = newHist()
+		}
+		dst[i].Reset()
+	}
+	if len(shards) == 0 {
+		return Closed{}
+	}
+	t := shards[0].tl
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s, h := range t.total {
+		if h != nil {
+			dst[s].Merge(h)
+		}
+	}
+	return t.closed
+}
+
+// Closed is what the intervals handed over so far count besides outcomes
+// and latency (CopyClosed). The zero value is empty.
+type Closed struct {
+	Status   [6]int64 // final responses by status class: [1] 1xx ... [5] 5xx; [0] any other code
+	BytesIn  int64    // bytes read, headers included (Counts.BytesIn)
+	BytesOut int64    // bytes written (Counts.BytesOut)
+}
+
+// add adds o to c.
+func (c *Closed) add(o *Closed) {
+	for i := range c.Status {
+		c.Status[i] += o.Status[i]
+	}
+	c.BytesIn += o.BytesIn
+	c.BytesOut += o.BytesOut
+}
+
+// minus returns c - o.
+func (c Closed) minus(o *Closed) Closed {
+	for i := range c.Status {
+		c.Status[i] -= o.Status[i]
+	}
+	c.BytesIn -= o.BytesIn
+	c.BytesOut -= o.BytesOut
+	return c
+}
+
+// statusClass returns code's index in Closed.Status: 1 to 5 for 1xx to
+// 5xx, 0 for any other code.
+func statusClass(code int) int {
+	if code >= 100 && code < 600 {
+		return code / 100
+	}
+	return 0
 }
