@@ -208,11 +208,11 @@ func (c *Collector) histogram(h *hdrhistogram.Histogram, phase string) prometheu
 		native[nativeIndex(v)] += bar.Count
 	}
 	m := &dto.Histogram{
-		SampleCount:      proto.Uint64(count),
-		SampleSum:        proto.Float64(h.Mean() * float64(count) / 1e6),
-		Schema:           proto.Int32(NativeSchema),
-		ZeroThreshold:    proto.Float64(0),
-		ZeroCount:        proto.Uint64(0),
+		SampleCount:   proto.Uint64(count),
+		SampleSum:     proto.Float64(h.Mean() * float64(count) / 1e6),
+		Schema:        proto.Int32(NativeSchema),
+		ZeroThreshold: proto.Float64(0),
+		ZeroCount:     proto.Uint64(0),
 	}
 	var cum uint64
 	for i, b := range c.bounds {
