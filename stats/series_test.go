@@ -3,6 +3,8 @@ package stats
 import (
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestSeriesCountsEachRequestInItsInterval: requests end in the interval
@@ -194,5 +196,53 @@ func TestClosedLatencyAndLive(t *testing.T) {
 	r.AddLive(&c)
 	if c.Outcomes[OK] != 103 || c.Outcomes[FailReset] != 1 || r.Done() != 104 {
 		t.Errorf("live ok %d reset %d done %d, want 103, 1, 104", c.Outcomes[OK], c.Outcomes[FailReset], r.Done())
+	}
+}
+
+// TestClosedWatchAllocatesNothing: a watcher copying the closed intervals
+// (CopyClosed, a metrics scrape) between the requests leaves recording at
+// zero allocations, and its copies, once made, allocate nothing either.
+// What it copies are the intervals handed over: after Merge, all of them,
+// with their status classes and bytes.
+func TestClosedWatchAllocatesNothing(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	rec.StartSeries(time.Millisecond, time.Unix(1795269600, 0))
+	var dst [2]*hdrhistogram.Histogram
+	var at int64
+	one := func() {
+		at += 10_000 // 100 requests per 1 ms interval
+		tm := Timing{Total: 100 + at%5000, Corrected: 200 + at%7000, Lag: 3}
+		rec.Response(&tm, 0)
+		rec.Body(10, nil, 0)
+		rec.BytesIn += 50
+		rec.Status(200 + 300*int(at/10_000%2)) // 200 and 500 in turn
+		rec.EndAt(OK, at)
+	}
+	run := func(watch bool) func() {
+		return func() {
+			for i := range 10 * batchLen {
+				one()
+				if watch && i%batchLen == 0 {
+					CopyClosed(shards, &dst)
+				}
+			}
+		}
+	}
+	run(true)() // the shard's and the copies' histograms exist
+	// A new interval's point costs memory (the series' own cost, once per
+	// interval): the watcher adds nothing to it.
+	without, with := testing.AllocsPerRun(5, run(false)), testing.AllocsPerRun(5, run(true))
+	if with != without {
+		t.Errorf("%v allocations per %d requests watched, %v unwatched", with, 10*batchLen, without)
+	}
+	res := Merge(Result{}, []*Recorder{rec}, shards)
+	c := CopyClosed(shards, &dst)
+	if dst[0].TotalCount() != res.Latency[Total].Hist.TotalCount() || dst[1].TotalCount() != res.Latency[Corrected].Hist.TotalCount() {
+		t.Errorf("closed copies hold %d and %d, the result %d and %d", dst[0].TotalCount(), dst[1].TotalCount(),
+			res.Latency[Total].Hist.TotalCount(), res.Latency[Corrected].Hist.TotalCount())
+	}
+	if c.BytesIn != res.Counts.BytesIn || c.Status[2] != res.Counts.Status[200] || c.Status[5] != res.Counts.Status[500] || c.Status[2] == 0 || c.Status[5] == 0 {
+		t.Errorf("closed counts %+v, result bytes %d status %v", c, res.Counts.BytesIn, res.Counts.Status)
 	}
 }

@@ -41,8 +41,8 @@ func setMetricsBuckets(o *options, v string) error {
 // exporter serves --metrics-addr for the runs of one gb command. A nil
 // exporter (no --metrics-addr) does nothing.
 type exporter struct {
-	c      *metrics.Collector
-	srv    *metrics.Server
+	c        *metrics.Collector
+	srv      *metrics.Server
 	serveFor time.Duration
 }
 
