@@ -283,3 +283,25 @@ func TestMetricsAddrBadInput(t *testing.T) {
 		t.Errorf("--metrics-buckets 1ms,0: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestK8sMetricsAddr: gb k8s job takes the metrics port from gb's
+// --metrics-addr :PORT, refuses one only the pod itself could reach, and
+// --scrape without it; the pods linger a minute for the last scrape.
+func TestK8sMetricsAddr(t *testing.T) {
+	r := runGB(t, "k8s", "job", "--parallelism", "2", "-c", "2", "-n", "10", "--metrics-addr", ":9100", "http://web:8080/")
+	if r.code != 0 || !strings.Contains(r.stdout, "containerPort: 9100") || !strings.Contains(r.stdout, `prometheus.io/port: "9100"`) ||
+		!strings.Contains(r.stdout, "- \"--metrics-linger\"\n            - \"1m\"") {
+		t.Errorf("exit %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	for _, args := range [][]string{
+		{"--metrics-addr", "127.0.0.1:9100"},
+		{"--metrics-addr", ":0"},
+		{"--scrape", "podmonitor"},
+		{"--scrape", "servicemonitor", "--metrics-addr", ":9100"},
+	} {
+		r := runGB(t, append(append([]string{"k8s", "job", "--parallelism", "2", "-c", "2", "-n", "10"}, args...), "http://web:8080/")...)
+		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
