@@ -76,10 +76,10 @@ type Live struct {
 // now; the zero Progress before the load started.
 func (l *Live) Progress() Progress { return progressOf(l.run.Snapshot(), l.capture) }
 
-// Latency copies the load's latency (µs) over the intervals of the series
-// closed so far into dst: dst[0] the total (service) latency, dst[1] the
-// corrected latency (rate mode; empty otherwise). Entries are reset, made
-// when nil (stats.NewHistogram), and owned by the caller. It returns the
+// Latency sets dst to copies of the load's latency (µs) over the
+// intervals of the series closed so far: dst[0] the total (service)
+// latency, dst[1] the corrected latency (rate mode; empty otherwise). The
+// copies are new and the caller's. It returns the
 // same intervals' status classes and bytes. After the load ended they
 // hold all of it.
 func (l *Live) Latency(dst *[2]*hdrhistogram.Histogram) stats.Closed { return l.run.Closed(dst) }

@@ -265,33 +265,35 @@ func ClosedLatency(shards []*Shard) (p50, p99 int64, ok bool) {
 	return d.Percentile(50), d.Percentile(99), true
 }
 
-// CopyClosed copies into dst[0] the run's total latency (µs) over every
-// interval the shards have handed over so far, and into dst[1] its
-// corrected latency (rate mode; left empty otherwise). Each dst entry is
-// reset first and allocated (NewHistogram) when nil; the caller owns them.
-// For a watcher (a metrics scrape), from any goroutine: it takes the
-// timeline's lock (never a recorder's) and does not touch the histograms
-// the recorders write. After Merge it holds the whole run. It returns the
-// status classes and bytes of the same intervals.
+// CopyClosed sets dst[0] to a copy of the run's total latency (µs) over
+// every interval the shards have handed over so far, and dst[1] to its
+// corrected latency (rate mode; an empty histogram otherwise). The copies
+// are new (the caller owns them; the old entries are dropped). For a
+// watcher (a metrics scrape), from any goroutine: it holds the timeline's
+// lock (never a recorder's) for a plain copy of the counts, and does not
+// touch the histograms the recorders write. After Merge it holds the whole
+// run. It returns the status classes and bytes of the same intervals.
 func CopyClosed(shards []*Shard, dst *[2]*hdrhistogram.Histogram) Closed {
-	for i := range dst {
-		if dst[i] == nil {
-			dst[i] = newHist()
+	var c Closed
+	var src [numSeriesPhases]*hdrhistogram.Histogram
+	if len(shards) > 0 {
+		t := shards[0].tl
+		t.mu.Lock()
+		for s, h := range t.total {
+			if h != nil {
+				src[s] = h.Clone()
+			}
 		}
-		dst[i].Reset()
+		c = t.closed
+		t.mu.Unlock()
 	}
-	if len(shards) == 0 {
-		return Closed{}
-	}
-	t := shards[0].tl
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for s, h := range t.total {
-		if h != nil {
-			dst[s].Merge(h)
+	for s, h := range src {
+		if h == nil {
+			h = newHist()
 		}
+		dst[s] = h
 	}
-	return t.closed
+	return c
 }
 
 // Closed is what the intervals handed over so far count besides outcomes

@@ -46,14 +46,16 @@ func freePort(t *testing.T) string {
 }
 
 // startPrometheus runs a Prometheus server on a free loopback port with a
-// temporary storage, scraping target every 200 ms; it returns its address
+// temporary storage, scraping target every second; it returns its address
 // and stops it (by its PID) at the test's end.
 func startPrometheus(t *testing.T, target string) string {
 	t.Helper()
 	bin := prometheusBin(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "prometheus.yml")
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 200ms\n  scrape_timeout: 200ms\nscrape_configs:\n  - job_name: gb\n    static_configs:\n      - targets: [%q]\n", target)
+	// A scrape that times out is retried at the next; the test waits for
+	// one after the load, so the timeout only needs to be generous.
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: gb\n    static_configs:\n      - targets: [%q]\n", target)
 	if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func bucketOf(bounds []float64, v float64) (lo, hi float64) {
 }
 
 // TestMetricsPrometheus: a real Prometheus server scrapes a real rate-mode
-// run through --metrics-addr. After the load, PromQL's request total
+// run through --metrics-addr (every second). After the load, PromQL's request total
 // equals gb's count, bytes and status classes equal gb's, and the p99 of
 // histogram_quantile over the classic buckets lies in the bucket that
 // holds gb's p99, for the service and the corrected latency.
@@ -183,10 +185,19 @@ func TestMetricsPrometheus(t *testing.T) {
 
 	// The load's end: every request counted, every response in the
 	// histogram (the closed intervals hold the whole run after the merge).
+	var seen string
+	defer func() {
+		if t.Failed() {
+			up, _ := promQuery(t, prom, `up`)
+			dur, _ := promQuery(t, prom, `scrape_duration_seconds`)
+			t.Logf("last seen: %s; up %g, scrape duration %gs", seen, up, dur)
+		}
+	}()
 	waitFor(t, "a scrape after the load's end", func() bool {
 		total, ok1 := promQuery(t, prom, `sum(gb_requests_total)`)
 		hist, ok2 := promQuery(t, prom, `sum(gb_latency_seconds_count{phase="service"})`)
 		resp, ok3 := promQuery(t, prom, `sum(gb_requests_total{outcome=~"ok|non2xx"})`)
+		seen = fmt.Sprintf("total %g (%v), service count %g (%v), responses %g (%v)", total, ok1, hist, ok2, resp, ok3)
 		return ok1 && ok2 && ok3 && total == n && hist == resp
 	})
 	q := func(expr string) float64 {

@@ -208,10 +208,11 @@ func (r *Run) Snapshot() Progress {
 	return p
 }
 
-// Closed copies the run's latency histograms over the intervals closed so
-// far into dst and returns their status classes and bytes (stats.CopyClosed): a watcher's read, from any goroutine,
-// that never touches a histogram being written. After Run returned it
-// holds the whole run; before Run made its recorders, dst is emptied.
+// Closed sets dst to copies of the run's latency histograms over the
+// intervals closed so far and returns their status classes and bytes
+// (stats.CopyClosed): a watcher's read, from any goroutine, that never
+// touches a histogram being written. After Run returned it holds the
+// whole run; before Run made its recorders, dst holds empty histograms.
 func (r *Run) Closed(dst *[2]*hdrhistogram.Histogram) stats.Closed {
 	var shards []*stats.Shard
 	if r.begun.Load() {

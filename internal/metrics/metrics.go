@@ -39,8 +39,8 @@ type Figures struct {
 	TargetRate float64        // requests per second asked for; 0 = no rate
 	// Closed holds the status classes and bytes of the intervals handed
 	// over so far, Latency their total (service) latency [0] and, in rate
-	// mode, corrected latency [1], in µs. The Source resets and refills
-	// Latency's histograms (allocating them when nil); the Collector owns them.
+	// mode, corrected latency [1], in µs: histograms the Source sets (fresh
+	// copies or reset and refilled) and nothing else writes.
 	Closed  stats.Closed
 	Latency [2]*hdrhistogram.Histogram
 }
