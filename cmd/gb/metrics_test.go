@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/metrics"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 )
@@ -48,7 +49,7 @@ func freePort(t *testing.T) string {
 // startPrometheus runs a Prometheus server on a free loopback port with a
 // temporary storage, scraping target every second; it returns its address
 // and stops it (by its PID) at the test's end.
-func startPrometheus(t *testing.T, target string) string {
+func startPrometheus(t *testing.T, target string, flags ...string) string {
 	t.Helper()
 	bin := prometheusBin(t)
 	dir := t.TempDir()
@@ -62,6 +63,7 @@ func startPrometheus(t *testing.T, target string) string {
 	addr := freePort(t)
 	cmd := exec.Command(bin, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Args = append(cmd.Args, flags...)
 	log, err := os.Create(filepath.Join(dir, "log"))
 	if err != nil {
 		t.Fatal(err)
@@ -161,11 +163,23 @@ func bucketOf(bounds []float64, v float64) (lo, hi float64) {
 // equals gb's count, bytes and status classes equal gb's, and the p99 of
 // histogram_quantile over the classic buckets lies in the bucket that
 // holds gb's p99, for the service and the corrected latency.
-func TestMetricsPrometheus(t *testing.T) {
+func TestMetricsPrometheus(t *testing.T) { promRun(t, false) }
+
+// TestMetricsPrometheusNative is TestMetricsPrometheus with Prometheus
+// ingesting the native histograms (which it then takes instead of the
+// classic buckets): histogram_quantile over them lies in the native bucket
+// (about 9% wide) that holds gb's p99.
+func TestMetricsPrometheusNative(t *testing.T) { promRun(t, true) }
+
+func promRun(t *testing.T, native bool) {
 	prometheusBin(t)
 	srv := testsupport.Server(t, testserver.Options{})
 	maddr := freePort(t)
-	prom := startPrometheus(t, maddr)
+	var flags []string
+	if native {
+		flags = append(flags, "--enable-feature=native-histograms")
+	}
+	prom := startPrometheus(t, maddr, flags...)
 	list, bounds := geometric(50*time.Microsecond, 1.25, 10*time.Second)
 	jsonFile := filepath.Join(t.TempDir(), "run.json")
 	const n = 3000
@@ -195,7 +209,7 @@ func TestMetricsPrometheus(t *testing.T) {
 	}()
 	waitFor(t, "a scrape after the load's end", func() bool {
 		total, ok1 := promQuery(t, prom, `sum(gb_requests_total)`)
-		hist, ok2 := promQuery(t, prom, `sum(gb_latency_seconds_count{phase="service"})`)
+		hist, ok2 := promQuery(t, prom, countQuery(native))
 		resp, ok3 := promQuery(t, prom, `sum(gb_requests_total{outcome=~"ok|non2xx"})`)
 		seen = fmt.Sprintf("total %g (%v), service count %g (%v), responses %g (%v)", total, ok1, hist, ok2, resp, ok3)
 		return ok1 && ok2 && ok3 && total == n && hist == resp
@@ -213,7 +227,7 @@ func TestMetricsPrometheus(t *testing.T) {
 	ok2xx := q(`sum(gb_responses_total{class="2xx"})`)
 	p99 := map[string]float64{}
 	for _, phase := range []string{"service", "corrected"} {
-		p99[phase] = q(fmt.Sprintf(`histogram_quantile(0.99, sum by (le) (gb_latency_seconds_bucket{phase=%q}))`, phase))
+		p99[phase] = q(quantileQuery(native, phase))
 	}
 	sig <- os.Interrupt // ends the linger
 	code := <-done
@@ -257,11 +271,31 @@ func TestMetricsPrometheus(t *testing.T) {
 	for phase, key := range map[string]string{"service": "total", "corrected": "corrected"} {
 		gbP99 := float64(res.Latency[key].P99) / 1e6
 		lo, hi := bucketOf(bounds, gbP99)
+		if native {
+			i := float64(metrics.NativeIndex(gbP99))
+			lo, hi = math.Pow(2, (i-1)/8), math.Pow(2, i/8)
+		}
 		// gb's percentile is HdrHistogram's, within 0.1% of the sample.
 		if got := p99[phase]; got < lo*(1-1e-3) || got > hi*(1+1e-3) {
 			t.Errorf("%s p99: PromQL %gs, gb %gs: not in gb's bucket (%g, %g]", phase, got, gbP99, lo, hi)
 		}
 	}
+}
+
+// countQuery is PromQL for the service histogram's sample count.
+func countQuery(native bool) string {
+	if native {
+		return `sum(histogram_count(gb_latency_seconds{phase="service"}))`
+	}
+	return `sum(gb_latency_seconds_count{phase="service"})`
+}
+
+// quantileQuery is PromQL for the p99 of phase's histogram.
+func quantileQuery(native bool, phase string) string {
+	if native {
+		return fmt.Sprintf(`histogram_quantile(0.99, sum(gb_latency_seconds{phase=%q}))`, phase)
+	}
+	return fmt.Sprintf(`histogram_quantile(0.99, sum by (le) (gb_latency_seconds_bucket{phase=%q}))`, phase)
 }
 
 // TestMetricsAddrBadInput: a malformed address is a usage error (22); a

@@ -205,7 +205,7 @@ func (c *Collector) histogram(h *hdrhistogram.Histogram, phase string) prometheu
 		if i, _ := slices.BinarySearch(c.bounds, v); i < len(classic) { // the first bound ≥ v
 			classic[i] += uint64(bar.Count)
 		}
-		native[nativeIndex(v)] += bar.Count
+		native[NativeIndex(v)] += bar.Count
 	}
 	m := &dto.Histogram{
 		SampleCount:   proto.Uint64(count),
@@ -223,9 +223,9 @@ func (c *Collector) histogram(h *hdrhistogram.Histogram, phase string) prometheu
 	return &histMetric{desc: c.descs.latency, labels: []*dto.LabelPair{{Name: proto.String("phase"), Value: proto.String(phase)}}, h: m}
 }
 
-// nativeIndex returns the native bucket of v > 0 at NativeSchema: bucket i
+// NativeIndex returns the native bucket of v > 0 at NativeSchema: bucket i
 // holds (2^((i-1)/8), 2^(i/8)].
-func nativeIndex(v float64) int {
+func NativeIndex(v float64) int {
 	frac, exp := math.Frexp(v) // v = frac * 2^exp, frac in [0.5, 1)
 	const n = 1 << NativeSchema
 	// Within [2^(exp-1), 2^exp): the bucket whose upper bound is the first

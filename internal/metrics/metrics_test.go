@@ -128,14 +128,14 @@ func TestNativeBuckets(t *testing.T) {
 // TestNativeIndex: v lies in (2^((i-1)/8), 2^(i/8)].
 func TestNativeIndex(t *testing.T) {
 	for _, v := range []float64{1e-6, 0.0001, 0.000999, 0.001, 0.5, 1, 1.0905, 2, 3, 1000} {
-		i := nativeIndex(v)
+		i := NativeIndex(v)
 		lo, hi := math.Pow(2, float64(i-1)/8), math.Pow(2, float64(i)/8)
 		if !(v > lo*(1-1e-12) && v <= hi*(1+1e-12)) {
-			t.Errorf("nativeIndex(%g) = %d: bucket (%g, %g]", v, i, lo, hi)
+			t.Errorf("NativeIndex(%g) = %d: bucket (%g, %g]", v, i, lo, hi)
 		}
 	}
-	if nativeIndex(1) != 0 || nativeIndex(2) != 8 {
-		t.Errorf("nativeIndex(1) = %d, (2) = %d; want 0, 8", nativeIndex(1), nativeIndex(2))
+	if NativeIndex(1) != 0 || NativeIndex(2) != 8 {
+		t.Errorf("NativeIndex(1) = %d, (2) = %d; want 0, 8", NativeIndex(1), NativeIndex(2))
 	}
 }
 
