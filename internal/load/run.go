@@ -170,8 +170,11 @@ func budget(cfg *Config) (limit int64, schedule bool) {
 }
 
 // Done returns how many requests have ended so far. Safe for concurrent use
-// once Run has started the workers.
+// (0 until Run has made the recorders).
 func (r *Run) Done() int64 {
+	if !r.begun.Load() {
+		return 0
+	}
 	var n int64
 	for _, rec := range r.recs.main {
 		n += rec.Done()
