@@ -1,9 +1,13 @@
 package gb
 
 import (
+	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -20,6 +24,7 @@ type options struct {
 	profile       Profile
 	command       []string
 	carry         bool
+	live          func(*Live)
 }
 
 // Progress is a snapshot of a running load, read from the workers'
@@ -54,6 +59,40 @@ type ServerLive struct {
 // from one goroutine, and once more after the workers stopped.
 func WithProgress(interval time.Duration, f func(Progress)) Option {
 	return func(o *options) { o.progress, o.progressEvery = f, interval }
+}
+
+// Live is one load's figures for a watcher that reads them at its own
+// pace (a metrics scrape), from any goroutine, while the load runs and
+// after it ended (then its final figures). Reading costs the load
+// nothing: the workers' counters are atomics and the latency comes from
+// the closed intervals of the series, never a histogram being written.
+type Live struct {
+	run     *load.Run
+	capture *atomic.Pointer[profile.Capture]
+	rate    float64
+}
+
+// Progress returns the load's counters as WithProgress would see them
+// now; the zero Progress before the load started.
+func (l *Live) Progress() Progress { return progressOf(l.run.Snapshot(), l.capture) }
+
+// Latency sets dst to copies of the load's latency (µs) over the
+// intervals of the series closed so far: dst[0] the total (service)
+// latency, dst[1] the corrected latency (rate mode; empty otherwise). The
+// copies are new and the caller's. It returns the
+// same intervals' status classes and bytes. After the load ended they
+// hold all of it.
+func (l *Live) Latency(dst *[2]*hdrhistogram.Histogram) stats.Closed { return l.run.Closed(dst) }
+
+// Rate returns the load's target rate in requests per second; 0 when it
+// has none.
+func (l *Live) Rate() float64 { return l.rate }
+
+// WithLive gives f each load's Live when the load is about to start (once
+// per Plan.Run or Step). f runs on the caller's goroutine and must return
+// quickly; it may keep the Live.
+func WithLive(f func(*Live)) Option {
+	return func(o *options) { o.live = f }
 }
 
 // Exchange is one request's end, as WithObserver sees it.

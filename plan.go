@@ -247,6 +247,9 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	}
 	m.capture = o.prepareProfile(ctx, p.target, p.cfg.TLS)
 	capture.Store(m.capture)
+	if o.live != nil {
+		o.live(&Live{run: run, capture: &capture, rate: cfg.Rate.PerSecond()})
+	}
 	m.first = readSelf()
 	if cfg.Warmup == 0 {
 		m.begin(false)
@@ -309,16 +312,20 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	p.useH2(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
-		lc.Progress = func(s load.Progress) {
-			o.progress(Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
-				Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
-				Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
-				Server: serverLive(capture.Load().Live())})
-		}
+		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
 	p.multiLoad(&lc)
 	p.lazyLoad(&lc)
 	return lc
+}
+
+// progressOf is the engine's snapshot s as Progress, with the server's
+// live state from capture.
+func progressOf(s load.Progress, capture *atomic.Pointer[profile.Capture]) Progress {
+	return Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
+		Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
+		Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
+		Server: serverLive(capture.Load().Live())}
 }
 
 // base is the part of the result the engine does not know: what was asked.

@@ -147,6 +147,7 @@ type Recorder struct {
 	iv     int64    // the current interval: Unix ns / every
 	ivEnd  int64    // the current interval's end, ns since the run's start
 	mark   Outcomes // Outcomes at the last flush
+	markC  Closed   // closedCounts at the last flush
 
 	targetBatch *[batchLen]targetSample // EndTarget's requests not yet flushed; allocated by the first
 	nTarget     int
@@ -410,6 +411,16 @@ func (r *Recorder) Flush() {
 	r.flush()
 }
 
+// closedCounts returns r's status classes and bytes so far, for flush.
+func (r *Recorder) closedCounts() Closed {
+	c := Closed{BytesIn: r.BytesIn, BytesOut: r.BytesOut}
+	for i := 0; i < r.nCodes; i++ {
+		c.Status[statusClass(r.codes[i])] += r.counts[i]
+	}
+	c.Status[0] += r.other
+	return c
+}
+
 // flush is Flush, in place.
 func (r *Recorder) flush() {
 	r.flushTargets()
@@ -423,6 +434,9 @@ func (r *Recorder) flush() {
 		return
 	}
 	r.mark = r.Outcomes
+	cur := r.closedCounts()
+	c := cur.minus(&r.markC)
+	r.markC = cur
 	batch := r.batch[:r.nBatch]
 	rate, series := r.phases > Total+1, r.every > 0
 	s := r.shard
@@ -442,8 +456,10 @@ func (r *Recorder) flush() {
 	}
 	if iv := s.slot(r.iv); iv != nil {
 		iv.add(batch, &out, rate, series)
+		iv.counts.add(&c)
 	} else {
 		s.tl.addBatch(r.iv, batch, &out, rate, series)
+		s.tl.addCounts(&c)
 	}
 	s.mu.Unlock()
 	r.nBatch = 0

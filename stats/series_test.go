@@ -1,8 +1,11 @@
 package stats
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestSeriesCountsEachRequestInItsInterval: requests end in the interval
@@ -194,5 +197,56 @@ func TestClosedLatencyAndLive(t *testing.T) {
 	r.AddLive(&c)
 	if c.Outcomes[OK] != 103 || c.Outcomes[FailReset] != 1 || r.Done() != 104 {
 		t.Errorf("live ok %d reset %d done %d, want 103, 1, 104", c.Outcomes[OK], c.Outcomes[FailReset], r.Done())
+	}
+}
+
+// TestClosedWatchAllocatesNothing: a watcher copying the closed intervals
+// (CopyClosed, a metrics scrape) between the requests adds no allocation
+// to recording (a new interval costs the same, watched or not); after
+// Merge the copies hold the whole run, with its status classes and bytes.
+func TestClosedWatchAllocatesNothing(t *testing.T) {
+	shards := NewShards(1)
+	rec := NewRecorder(shards[0], true, false, 0)
+	rec.StartSeries(time.Millisecond, time.Unix(1795269600, 0))
+	var dst [2]*hdrhistogram.Histogram
+	var at int64
+	interval := func() { // one whole 1 ms interval: 100 requests 10 µs apart
+		for range 100 {
+			at += 10_000
+			tm := Timing{Total: 100 + at%5000, Corrected: 200 + at%7000, Lag: 3}
+			rec.Response(&tm, 0)
+			rec.Body(10, nil, 0)
+			rec.BytesIn += 50
+			rec.Status(200 + 300*int(at/10_000%2)) // 200 and 500 in turn
+			rec.EndAt(OK, at)
+		}
+	}
+	for range 5 { // the shard's histograms exist
+		interval()
+	}
+	// The fewest allocations of one interval's requests: an interval's
+	// point costs the same in each, but the timeline's map grows now and
+	// then, in one of them.
+	allocs := func(watch bool) float64 {
+		least := math.Inf(1)
+		for range 10 {
+			if watch {
+				CopyClosed(shards, &dst)
+			}
+			least = min(least, testing.AllocsPerRun(1, interval))
+		}
+		return least
+	}
+	if without, with := allocs(false), allocs(true); with != without {
+		t.Errorf("recording an interval: %v allocations watched, %v unwatched", with, without)
+	}
+	res := Merge(Result{}, []*Recorder{rec}, shards)
+	c := CopyClosed(shards, &dst)
+	if dst[0].TotalCount() != res.Latency[Total].Hist.TotalCount() || dst[1].TotalCount() != res.Latency[Corrected].Hist.TotalCount() {
+		t.Errorf("closed copies hold %d and %d, the result %d and %d", dst[0].TotalCount(), dst[1].TotalCount(),
+			res.Latency[Total].Hist.TotalCount(), res.Latency[Corrected].Hist.TotalCount())
+	}
+	if c.BytesIn != res.Counts.BytesIn || c.Status[2] != res.Counts.Status[200] || c.Status[5] != res.Counts.Status[500] || c.Status[2] == 0 || c.Status[5] == 0 {
+		t.Errorf("closed counts %+v, result bytes %d status %v", c, res.Counts.BytesIn, res.Counts.Status)
 	}
 }

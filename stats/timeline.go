@@ -25,6 +25,8 @@ type interval struct {
 	out   Outcomes
 	exact [numSeriesPhases]Exact
 	hist  [numSeriesPhases]*hdrhistogram.Histogram
+
+	counts Closed // status classes and bytes flushed into this interval
 }
 
 // add folds a recorder's batch and outcome counts into iv. series says
@@ -76,6 +78,7 @@ type timeline struct {
 	points map[int64]*timePoint
 	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
 	newest int64                                    // the newest interval a shard handed over; 0 = none
+	closed Closed                                   // the status classes and bytes handed over
 
 	targets targetTable // per-target counts, in runs with several targets (EndTarget)
 }
@@ -92,6 +95,7 @@ func (t *timeline) merge(iv *interval) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.newest = max(t.newest, iv.idx)
+	t.closed.add(&iv.counts)
 	p := t.point(iv.idx)
 	if p != nil {
 		for i := range p.out {
@@ -144,6 +148,14 @@ func (t *timeline) addBatch(idx int64, batch []Timing, out *Outcomes, rate, seri
 			}
 		}
 	}
+}
+
+// addCounts adds a recorder's flush to the closed counts directly, beside
+// addBatch.
+func (t *timeline) addCounts(c *Closed) {
+	t.mu.Lock()
+	t.closed.add(c)
+	t.mu.Unlock()
 }
 
 // point returns interval idx's point, made on first use; nil when the
@@ -251,4 +263,71 @@ func ClosedLatency(shards []*Shard) (p50, p99 int64, ok bool) {
 	}
 	d := Dist{Exact: tp.exact[0], packed: tp.hist[0]}
 	return d.Percentile(50), d.Percentile(99), true
+}
+
+// CopyClosed sets dst[0] to a copy of the run's total latency (µs) over
+// every interval the shards have handed over so far, and dst[1] to its
+// corrected latency (rate mode; an empty histogram otherwise). The copies
+// are new (the caller owns them; the old entries are dropped). For a
+// watcher (a metrics scrape), from any goroutine: it holds the timeline's
+// lock (never a recorder's) for a plain copy of the counts, and does not
+// touch the histograms the recorders write. After Merge it holds the whole
+// run. It returns the status classes and bytes of the same intervals.
+func CopyClosed(shards []*Shard, dst *[2]*hdrhistogram.Histogram) Closed {
+	var c Closed
+	var src [numSeriesPhases]*hdrhistogram.Histogram
+	if len(shards) > 0 {
+		t := shards[0].tl
+		t.mu.Lock()
+		for s, h := range t.total {
+			if h != nil {
+				src[s] = h.Clone()
+			}
+		}
+		c = t.closed
+		t.mu.Unlock()
+	}
+	for s, h := range src {
+		if h == nil {
+			h = newHist()
+		}
+		dst[s] = h
+	}
+	return c
+}
+
+// Closed is what the intervals handed over so far count besides outcomes
+// and latency (CopyClosed). The zero value is empty.
+type Closed struct {
+	Status   [6]int64 // final responses by status class: [1] 1xx ... [5] 5xx; [0] any other code
+	BytesIn  int64    // bytes read, headers included (Counts.BytesIn)
+	BytesOut int64    // bytes written (Counts.BytesOut)
+}
+
+// add adds o to c.
+func (c *Closed) add(o *Closed) {
+	for i := range c.Status {
+		c.Status[i] += o.Status[i]
+	}
+	c.BytesIn += o.BytesIn
+	c.BytesOut += o.BytesOut
+}
+
+// minus returns c - o.
+func (c Closed) minus(o *Closed) Closed {
+	for i := range c.Status {
+		c.Status[i] -= o.Status[i]
+	}
+	c.BytesIn -= o.BytesIn
+	c.BytesOut -= o.BytesOut
+	return c
+}
+
+// statusClass returns code's index in Closed.Status: 1 to 5 for 1xx to
+// 5xx, 0 for any other code.
+func statusClass(code int) int {
+	if code >= 100 && code < 600 {
+		return code / 100
+	}
+	return 0
 }

@@ -204,6 +204,11 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 			stdout = stderr // stdout carries that file alone
 		}
 	}
+	exp, err := startMetrics(&o.metrics, p)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer exp.linger(sig) // after the deferred signal watch below has stopped
 	prog := newProgress(o, stderr)
 	_ = report.Banner(stdout, gb.Version, o.html)
 	if !o.html {
@@ -221,6 +226,7 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	if prog.on {
 		opts = append(opts, gb.WithProgress(0, prog.update))
 	}
+	opts = append(opts, exp.options()...)
 	s, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
 		prog.stop()

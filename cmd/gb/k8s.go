@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ Job options:
     --memory size     Each pod's memory request and limit (default 256Mi)
     --start-in d      Start the load this long after now (default 1m): time
                       to apply the Job and pull the image
+    --scrape how      With gb's --metrics-addr :PORT: annotations (default;
+                      prometheus.io/scrape on the pods) or podmonitor (a
+                      Prometheus Operator PodMonitor after the Job); the pods
+                      linger 1m after the load unless --metrics-linger is given
     -o file           Write the manifest to file and the commands to stdout
                       (default: both on stdout, the commands as comments)
 `
@@ -61,6 +66,13 @@ var k8sSpecs = []getopt.Spec[k8sOptions]{
 			err = getopt.Errorf(false, "--start-in %s: want a positive duration, e.g. 1m", v)
 		}
 		return err
+	}),
+	getopt.New(0, "scrape", "how", "", func(o *k8sOptions, v string) error {
+		if v != k8s.ScrapeAnnotations && v != k8s.ScrapePodMonitor {
+			return getopt.Errorf(false, "--scrape %q: want %s or %s", v, k8s.ScrapeAnnotations, k8s.ScrapePodMonitor)
+		}
+		o.job.Scrape = v
+		return nil
 	}),
 	getopt.New('o', "output", "file", "", func(o *k8sOptions, v string) error { o.out = v; return nil }),
 }
@@ -131,6 +143,9 @@ func parseK8s(args []string, ko *k8sOptions) error {
 		_, why, _ := strings.Cut(err.Error(), ": ")
 		return getopt.Errorf(false, "--parallelism %d: %s", ko.job.Parallelism, why)
 	}
+	if err := k8sMetrics(&o.metrics, ko, &rest); err != nil {
+		return err
+	}
 	if n, err := strconv.Atoi(or(ko.job.CPU, "1")); err == nil && n > 0 && o.cfg.CPUs == 0 {
 		rest = append([]string{"-G", strconv.Itoa(n)}, rest...)
 	}
@@ -157,6 +172,28 @@ func splitK8sArgs(args []string) (own, rest []string) {
 		}
 	}
 	return own, rest
+}
+
+// k8sMetrics sets the Job's metrics port from gb's --metrics-addr, which in
+// a pod must listen on every address, and makes the pods linger a minute
+// after the load (a scrape must see its end) unless --metrics-linger says.
+func k8sMetrics(m *metricsFlags, ko *k8sOptions, rest *[]string) error {
+	if m.addr == "" {
+		if ko.job.Scrape != "" {
+			return getopt.Errorf(false, "--scrape needs gb's --metrics-addr :PORT")
+		}
+		return nil
+	}
+	host, port, _ := net.SplitHostPort(m.addr) // checked by the flag
+	n, err := strconv.Atoi(port)
+	if host != "" && host != "0.0.0.0" && host != "::" || err != nil || n < 1 || n > 65535 {
+		return getopt.Errorf(false, "--metrics-addr %s: in a pod, give :PORT (every address, a fixed port) so that Prometheus reaches it", m.addr)
+	}
+	ko.job.MetricsPort = n
+	if m.linger == 0 {
+		*rest = append([]string{"--metrics-linger", "1m"}, *rest...)
+	}
+	return nil
 }
 
 func or(s, def string) string {

@@ -44,6 +44,7 @@ type options struct {
 	targetsFile                     string        // --targets
 	targetsFormat                   string        // --targets-format; "" = http
 	lazy                            bool          // --lazy
+	metrics                         metricsFlags  // --metrics-addr, --metrics-buckets, --metrics-linger
 }
 
 func defaultOptions() options {
@@ -249,6 +250,9 @@ var abSpecs = []flagSpec{
 	opt(0, "sni", "name", "TLS server name to send and verify instead of the URL's host", setString(func(o *options) *string { return &o.cfg.TLS.ServerName })),
 	opt(0, "bench-out", "file", "Write Go benchmark lines (one per run) for benchstat", setString(func(o *options) *string { return &o.benchOut })),
 	opt(0, "script", "file", "Lua script in wrk's scripting API (wrk's -s): request(),\nresponse(), done()...; arguments after -- go to its init(args)", setString(func(o *options) *string { return &o.cfg.Script })),
+	opt(0, "metrics-addr", "host:port", "Serve the load's Prometheus metrics at /metrics on this address\n(e.g. :9100; every series is named gb_*)", setMetricsAddr),
+	opt(0, "metrics-buckets", "list", "The latency histogram's classic bucket bounds, e.g. 1ms,5ms,20ms\n(default 100us to 10s; native buckets are always there)", setMetricsBuckets),
+	opt(0, "metrics-linger", "duration", "Keep serving /metrics this long after the load (default 0),\nso that a scrape sees its end; a signal ends it sooner", durationFlag(func(o *options) *time.Duration { return &o.metrics.linger })),
 }
 
 // setMethodKind records -i, -p or -u, refusing a second, different one

@@ -35,7 +35,22 @@ type Job struct {
 	Args        []string  // gb's own options and the URL, after the shard options
 	// Wait is how long the printed kubectl wait waits for the Job; 0 = 10 minutes.
 	Wait time.Duration
+	// MetricsPort is the port of gb's --metrics-addr in Args; 0 = none.
+	// The container then exposes it (named "metrics") and Prometheus finds
+	// the pods as Scrape says.
+	MetricsPort int
+	Scrape      string // ScrapeAnnotations ("" too) or ScrapePodMonitor
 }
+
+// How Prometheus finds a Job's metrics ports (Job.Scrape).
+const (
+	// ScrapeAnnotations: the pods carry prometheus.io/scrape, port and
+	// path, which the usual kubernetes_sd scrape configuration follows.
+	ScrapeAnnotations = "annotations"
+	// ScrapePodMonitor: a PodMonitor (the Prometheus Operator's) selects
+	// the Job's pods, written after the Job in the same manifest.
+	ScrapePodMonitor = "podmonitor"
+)
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
@@ -54,6 +69,10 @@ func (j *Job) check() error {
 		return errors.New("no start time")
 	case len(j.Args) == 0:
 		return errors.New("no URL")
+	case j.MetricsPort < 0 || j.MetricsPort > 65535:
+		return fmt.Errorf("invalid metrics port %d", j.MetricsPort)
+	case j.Scrape != "" && j.Scrape != ScrapeAnnotations && j.Scrape != ScrapePodMonitor:
+		return fmt.Errorf("invalid scrape %q: want %s or %s", j.Scrape, ScrapeAnnotations, ScrapePodMonitor)
 	}
 	return nil
 }
@@ -79,7 +98,8 @@ func (j *Job) Command() []string {
 }
 
 // Manifest returns the Job as YAML (batch/v1), with a comment saying when
-// it must be applied by.
+// it must be applied by; with a MetricsPort and ScrapePodMonitor, the
+// PodMonitor follows it as a second document.
 func (j *Job) Manifest() ([]byte, error) {
 	if err := j.check(); err != nil {
 		return nil, err
@@ -113,6 +133,12 @@ func (j *Job) Manifest() ([]byte, error) {
 	w(3, "labels:")
 	w(4, "app.kubernetes.io/name: gb")
 	w(4, "app.kubernetes.io/instance: %s", q(j.name()))
+	if j.MetricsPort > 0 && j.Scrape != ScrapePodMonitor {
+		w(3, "annotations:")
+		w(4, "prometheus.io/scrape: \"true\"")
+		w(4, "prometheus.io/port: %s", q(strconv.Itoa(j.MetricsPort)))
+		w(4, "prometheus.io/path: \"/metrics\"")
+	}
 	w(2, "spec:")
 	w(3, "restartPolicy: Never")
 	w(3, "affinity: # one shard per node where the cluster has room")
@@ -131,6 +157,12 @@ func (j *Job) Manifest() ([]byte, error) {
 	for _, a := range j.Command() {
 		w(6, "- %s", q(a))
 	}
+	if j.MetricsPort > 0 {
+		w(5, "ports:")
+		w(6, "- name: metrics")
+		w(7, "containerPort: %d", j.MetricsPort)
+		w(7, "protocol: TCP")
+	}
 	w(5, "env:")
 	w(6, "- name: %s", IndexVar)
 	w(7, "valueFrom:")
@@ -140,7 +172,33 @@ func (j *Job) Manifest() ([]byte, error) {
 	w(5, "resources:")
 	w(6, "requests: {cpu: %s, memory: %s}", cpu, mem)
 	w(6, "limits: {cpu: %s, memory: %s}", cpu, mem)
+	if j.MetricsPort > 0 && j.Scrape == ScrapePodMonitor {
+		j.podMonitor(w)
+	}
 	return []byte(b.String()), nil
+}
+
+// podMonitor writes, as a second YAML document, the PodMonitor that has
+// the Prometheus Operator scrape the Job's pods on their metrics port.
+func (j *Job) podMonitor(w func(indent int, format string, a ...any)) {
+	w(0, "---")
+	w(0, "apiVersion: monitoring.coreos.com/v1")
+	w(0, "kind: PodMonitor")
+	w(0, "metadata:")
+	w(1, "name: %s", q(j.name()))
+	if j.Namespace != "" {
+		w(1, "namespace: %s", q(j.Namespace))
+	}
+	w(1, "labels:")
+	w(2, "app.kubernetes.io/name: gb")
+	w(2, "app.kubernetes.io/instance: %s", q(j.name()))
+	w(0, "spec:")
+	w(1, "selector:")
+	w(2, "matchLabels:")
+	w(3, "app.kubernetes.io/instance: %s", q(j.name()))
+	w(1, "podMetricsEndpoints:")
+	w(2, "- port: metrics")
+	w(3, "path: /metrics")
 }
 
 // Collect returns the shell commands that apply the manifest (saved as
@@ -163,7 +221,11 @@ func (j *Job) Collect(file string) string {
 	fmt.Fprintf(&b, "  kubectl%s logs --tail=-1 -l batch.kubernetes.io/job-name=%s,%s=$i > %s-shard-$i.json\n", ns, name, indexAnnotation, name)
 	fmt.Fprintf(&b, "done\n")
 	fmt.Fprintf(&b, "gb merge -o %s-all.json %s-shard-*.json\n", name, name)
-	fmt.Fprintf(&b, "kubectl%s delete job/%s\n", ns, name)
+	if j.MetricsPort > 0 && j.Scrape == ScrapePodMonitor {
+		fmt.Fprintf(&b, "kubectl%s delete job/%s podmonitor/%s\n", ns, name, name)
+	} else {
+		fmt.Fprintf(&b, "kubectl%s delete job/%s\n", ns, name)
+	}
 	return b.String()
 }
 

@@ -123,3 +123,78 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestMetrics: with a metrics port the container exposes it as
+// "metrics"; by default the pods carry Prometheus' scrape annotations;
+// with ScrapePodMonitor they do not, and a PodMonitor selecting the Job's
+// pods on that port follows the Job (and the cleanup deletes it).
+func TestManifestMetrics(t *testing.T) {
+	for _, scrape := range []string{"", k8s.ScrapeAnnotations, k8s.ScrapePodMonitor} {
+		j := job()
+		j.MetricsPort, j.Scrape = 9100, scrape
+		b, err := j.Manifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := strings.Split(string(b), "\n---\n")
+		var got batchv1.Job
+		if err := yaml.UnmarshalStrict([]byte(docs[0]), &got); err != nil {
+			t.Fatalf("%q: strict decode: %v\n%s", scrape, err, b)
+		}
+		tpl := got.Spec.Template
+		ports := tpl.Spec.Containers[0].Ports
+		if len(ports) != 1 || ports[0].Name != "metrics" || ports[0].ContainerPort != 9100 || ports[0].Protocol != corev1.ProtocolTCP {
+			t.Errorf("%q: ports %+v", scrape, ports)
+		}
+		ann := tpl.Annotations
+		if scrape != k8s.ScrapePodMonitor {
+			if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != "9100" || ann["prometheus.io/path"] != "/metrics" || len(docs) != 1 {
+				t.Errorf("%q: annotations %v, %d documents", scrape, ann, len(docs))
+			}
+			continue
+		}
+		if len(ann) != 0 || len(docs) != 2 {
+			t.Fatalf("podmonitor: annotations %v, %d documents", ann, len(docs))
+		}
+		var pm podMonitor
+		if err := yaml.UnmarshalStrict([]byte(docs[1]), &pm); err != nil {
+			t.Fatalf("podmonitor: strict decode: %v\n%s", err, docs[1])
+		}
+		sel := pm.Spec.Selector.MatchLabels["app.kubernetes.io/instance"]
+		if pm.APIVersion != "monitoring.coreos.com/v1" || pm.Kind != "PodMonitor" || pm.Metadata.Name != "load-1" || pm.Metadata.Namespace != "perf" ||
+			sel != tpl.Labels["app.kubernetes.io/instance"] || len(pm.Spec.PodMetricsEndpoints) != 1 ||
+			pm.Spec.PodMetricsEndpoints[0].Port != "metrics" || pm.Spec.PodMetricsEndpoints[0].Path != "/metrics" {
+			t.Errorf("podmonitor %+v", pm)
+		}
+		if !strings.Contains(j.Collect("job.yaml"), "delete job/load-1 podmonitor/load-1\n") {
+			t.Errorf("the cleanup leaves the PodMonitor:\n%s", j.Collect("job.yaml"))
+		}
+	}
+	j := job()
+	j.MetricsPort, j.Scrape = 9100, "servicemonitor"
+	if _, err := j.Manifest(); err == nil || !strings.Contains(err.Error(), "invalid scrape") {
+		t.Errorf("scrape servicemonitor: %v", err)
+	}
+}
+
+// podMonitor is the part of the Prometheus Operator's PodMonitor
+// (monitoring.coreos.com/v1) that the manifest writes, by the CRD's field
+// names, for a strict decode.
+type podMonitor struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		Selector struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"selector"`
+		PodMetricsEndpoints []struct {
+			Port string `json:"port"`
+			Path string `json:"path"`
+		} `json:"podMetricsEndpoints"`
+	} `json:"spec"`
+}

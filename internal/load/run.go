@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
@@ -101,6 +103,7 @@ type Run struct {
 	holdToEnd  bool         // limit is the schedule's: the run lasts its Duration (workers wait for the stop)
 	warmNext   atomic.Int64 // index of the next warm-up request
 	measuring  atomic.Bool  // the warm-up is over
+	begun      atomic.Bool  // Run has made the recorders (Snapshot reads them only then)
 	warmStart  time.Time    // the warm-up's start; r.start is its end
 	warmShards []*stats.Shard
 	stopped    atomic.Bool
@@ -176,8 +179,11 @@ func budget(cfg *Config) (limit int64, schedule bool) {
 }
 
 // Done returns how many requests have ended so far. Safe for concurrent use
-// once Run has started the workers.
+// (0 until Run has made the recorders).
 func (r *Run) Done() int64 {
+	if !r.begun.Load() {
+		return 0
+	}
 	var n int64
 	for _, rec := range r.recs.main {
 		n += rec.Done()
@@ -198,7 +204,11 @@ type Progress struct {
 
 // Snapshot returns the run's counters so far. Safe for concurrent use
 // once Run has started the workers.
+// Before that it returns the zero Progress.
 func (r *Run) Snapshot() Progress {
+	if !r.begun.Load() {
+		return Progress{}
+	}
 	p := Progress{Elapsed: time.Since(r.start)}
 	for _, rec := range r.recs.main {
 		p.Done += rec.Done()
@@ -208,6 +218,19 @@ func (r *Run) Snapshot() Progress {
 		p.P50, p.P99 = time.Duration(p50)*time.Microsecond, time.Duration(p99)*time.Microsecond
 	}
 	return p
+}
+
+// Closed sets dst to copies of the run's latency histograms over the
+// intervals closed so far and returns their status classes and bytes
+// (stats.CopyClosed): a watcher's read, from any goroutine, that never
+// touches a histogram being written. After Run returned it holds the
+// whole run; before Run made its recorders, dst holds empty histograms.
+func (r *Run) Closed(dst *[2]*hdrhistogram.Histogram) stats.Closed {
+	var shards []*stats.Shard
+	if r.begun.Load() {
+		shards = r.shards
+	}
+	return stats.CopyClosed(shards, dst)
 }
 
 // Stop ends the run early for reason (stats.StopSignal, stats.StopTime or
@@ -271,6 +294,7 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	r.start = base.Start
 	r.startMono = clock.Of(r.start)
 	r.startSeries()
+	r.begun.Store(true) // after the recorders and start are set: Snapshot may read them
 	stopWatch := context.AfterFunc(parent, func() { r.Stop(stats.StopSignal, nil) })
 	defer stopWatch()
 	if r.cfg.Warmup > 0 {
