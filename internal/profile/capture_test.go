@@ -79,7 +79,10 @@ func TestCaptureLeftpad(t *testing.T) {
 	if len(sp.Notes) > 0 {
 		t.Errorf("notes: %q", sp.Notes)
 	}
-	if sp.CPU == nil || sp.CPU.Windows < 2 || sp.CPU.Cores <= 0 || sp.CPU.Covered <= 0 || sp.CPU.Covered > sp.CPU.Load {
+	// How many CPU windows fit in the load is the machine's speed's
+	// business (a window's profile request waits for the server): at
+	// least one, whose coverage lies within the load.
+	if sp.CPU == nil || sp.CPU.Windows < 1 || sp.CPU.Cores <= 0 || sp.CPU.Covered <= 0 || sp.CPU.Covered > sp.CPU.Load {
 		t.Fatalf("cpu summary: %+v", sp.CPU)
 	}
 	if !hasLeftpad(&sp.CPU.TopCum) {
