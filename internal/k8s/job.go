@@ -115,14 +115,7 @@ func (j *Job) Manifest() ([]byte, error) {
 	w(0, "# Apply it before then; a pod that starts later fails (its start time is past).")
 	w(0, "apiVersion: batch/v1")
 	w(0, "kind: Job")
-	w(0, "metadata:")
-	w(1, "name: %s", q(j.name()))
-	if j.Namespace != "" {
-		w(1, "namespace: %s", q(j.Namespace))
-	}
-	w(1, "labels:")
-	w(2, "app.kubernetes.io/name: gb")
-	w(2, "app.kubernetes.io/instance: %s", q(j.name()))
+	j.metadata(w)
 	w(0, "spec:")
 	w(1, "completionMode: Indexed")
 	w(1, "completions: %d", n)
@@ -178,12 +171,9 @@ func (j *Job) Manifest() ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// podMonitor writes, as a second YAML document, the PodMonitor that has
-// the Prometheus Operator scrape the Job's pods on their metrics port.
-func (j *Job) podMonitor(w func(indent int, format string, a ...any)) {
-	w(0, "---")
-	w(0, "apiVersion: monitoring.coreos.com/v1")
-	w(0, "kind: PodMonitor")
+// metadata writes the metadata of the Job and of its PodMonitor: the
+// Job's name, namespace and labels.
+func (j *Job) metadata(w func(indent int, format string, a ...any)) {
 	w(0, "metadata:")
 	w(1, "name: %s", q(j.name()))
 	if j.Namespace != "" {
@@ -192,6 +182,15 @@ func (j *Job) podMonitor(w func(indent int, format string, a ...any)) {
 	w(1, "labels:")
 	w(2, "app.kubernetes.io/name: gb")
 	w(2, "app.kubernetes.io/instance: %s", q(j.name()))
+}
+
+// podMonitor writes, as a second YAML document, the PodMonitor that has
+// the Prometheus Operator scrape the Job's pods on their metrics port.
+func (j *Job) podMonitor(w func(indent int, format string, a ...any)) {
+	w(0, "---")
+	w(0, "apiVersion: monitoring.coreos.com/v1")
+	w(0, "kind: PodMonitor")
+	j.metadata(w)
 	w(0, "spec:")
 	w(1, "selector:")
 	w(2, "matchLabels:")
