@@ -100,8 +100,9 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 		return err
 	}
 	r.nserver = 0
-	if r.Keep != nil {
-		r.Keep.reset()
+	keep := r.Keep // tested once per section, not per field: nil on the no-script path
+	if keep != nil {
+		keep.reset()
 	}
 	for {
 		line, err := r.fieldLine(budget)
@@ -110,6 +111,9 @@ func (r *Reader) readSection(resp *Response, h *header, budget *int) error {
 		}
 		if len(line) == 0 {
 			return nil
+		}
+		if keep != nil {
+			keep.field(line) // as it arrived: field may rewrite a value in place
 		}
 		if err := r.field(line, h); err != nil {
 			return err
@@ -221,9 +225,6 @@ func (r *Reader) field(line []byte, h *header) error {
 	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 || line[colon-1] == ' ' || line[colon-1] == '\t' {
 		return ErrHeaderLine
-	}
-	if r.Keep != nil {
-		r.Keep.field(line)
 	}
 	if h.fields++; h.fields > r.lim.MaxFields {
 		return ErrTooManyFields
