@@ -89,9 +89,11 @@ func row(t *testing.T, table, label string) string {
 	return m
 }
 
-// significant matches a significant change at the smallest p-value five
-// runs against five can give.
-var significant = regexp.MustCompile(`  ([+-])[0-9.]+% \(p=0\.008 n=5\)$`)
+// significant matches a change significant at α = 0.05 (p below 0.05) over
+// five runs against five. Perfect separation (p=0.008, the smallest five
+// against five can give) is not required: on a busy machine one fast run's
+// tail may reach a slow run's.
+var significant = regexp.MustCompile(`  ([+-])[0-9.]+% \(p=0\.0[0-4][0-9]* n=5\)$`)
 
 // TestCompareSlowFast runs gb five times against the slow /leftpad and
 // five times against the fast /hello of gb's server, with --profile, and
@@ -226,7 +228,7 @@ func benchstatReads(t *testing.T, dir, old, new string) {
 		i := slices.IndexFunc(blocks, head.MatchString)
 		var m []string
 		if i >= 0 {
-			m = regexp.MustCompile(`(?m)^GB/endpoint .* ([+-])[0-9.]+% \(p=0\.008 n=5\)$`).FindStringSubmatch(blocks[i])
+			m = regexp.MustCompile(`(?m)^GB/endpoint .* ([+-])[0-9.]+% \(p=0\.0[0-4][0-9]* n=5\)$`).FindStringSubmatch(blocks[i])
 		}
 		if m == nil || m[1] != sign {
 			t.Errorf("benchstat's %s table: want a significant %s change", unit, sign)
