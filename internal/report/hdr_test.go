@@ -124,7 +124,11 @@ func TestHLogReadsBack(t *testing.T) {
 			if n == 0 {
 				from = res.Start
 			}
-			if h.TotalCount() != p.OK+p.Non2xx || h.StartTimeMs() != from.UnixMilli() || h.EndTimeMs() > res.End.UnixMilli() {
+			// A busy machine can stamp the requests aborted at the stop
+			// after the run's end, in an interval of their own with no
+			// response: its histogram is empty and spans that interval.
+			after := !p.Start.Before(res.End) && p.OK+p.Non2xx == 0
+			if h.TotalCount() != p.OK+p.Non2xx || h.StartTimeMs() != from.UnixMilli() || h.EndTimeMs() > res.End.UnixMilli() && !after {
 				t.Errorf("interval %d: %d samples from %d to %d ms; point: %d from %d ms, run ends at %d ms", n, h.TotalCount(),
 					h.StartTimeMs(), h.EndTimeMs(), p.OK+p.Non2xx, from.UnixMilli(), res.End.UnixMilli())
 			}
