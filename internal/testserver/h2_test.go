@@ -75,8 +75,11 @@ func TestHTTP2Ledger(t *testing.T) {
 		t.Errorf("main listener with prior knowledge: %s, want HTTP/2.0", p)
 	}
 	l := s.Ledger()
+	// Every request on one connection. On a busy machine Go's client may
+	// also dial connections it then leaves unused (no request on them):
+	// the ledger counts those as connections with 0 requests.
 	for name, tr := range map[string]testserver.Traffic{"tls": l.TLS, "http": l.HTTP} {
-		if tr.Requests != n || tr.Conns != 1 || tr.Protocols["HTTP/2.0"] != n || len(tr.Protocols) != 1 || tr.RequestsPerConn[n] != 1 {
+		if tr.Requests != n || tr.Conns != 1+tr.RequestsPerConn[0] || tr.Protocols["HTTP/2.0"] != n || len(tr.Protocols) != 1 || tr.RequestsPerConn[n] != 1 {
 			t.Errorf("%s listener after %d h2 requests on one connection: %+v", name, n, tr)
 		}
 	}
