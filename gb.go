@@ -30,7 +30,7 @@ const Version = "0.1.0"
 // (Server), what happened to every request (Counts), how long the
 // responses took (Latency, per phase), what gb itself spent (Client) and,
 // when asked, the server's profile. It is the Go form of the JSON result
-// (README "The JSON result"); renderers, gb report, compare and merge all
+// (docs/json.md); renderers, gb report, compare and merge all
 // read it. It is filled in one place, Plan.Run, and not changed after.
 type Result = stats.Result
 

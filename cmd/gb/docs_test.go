@@ -161,9 +161,9 @@ func TestDocLinksResolve(t *testing.T) {
 func TestAnchor(t *testing.T) {
 	for heading, want := range map[string]string{
 		"Reaching the server: unix sockets, proxies, `--connect-to` and `--sni`": "reaching-the-server-unix-sockets-proxies---connect-to-and---sni",
-		"HTTP/2: `--http2`, `--h2c`, `--streams N`":                               "http2---http2---h2c---streams-n",
-		"Did my change help?":                                                     "did-my-change-help",
-		"gb as a Go library":                                                      "gb-as-a-go-library",
+		"HTTP/2: `--http2`, `--h2c`, `--streams N`":                              "http2---http2---h2c---streams-n",
+		"Did my change help?": "did-my-change-help",
+		"gb as a Go library":  "gb-as-a-go-library",
 	} {
 		if got := anchor(heading); got != want {
 			t.Errorf("anchor(%q) = %q, want %q", heading, got, want)

@@ -16,8 +16,8 @@
 // included, as ab); 1 a runtime failure, no response at all, or an
 // interrupted run, or a standard output closed before all of the report
 // was written (the files are written all the same); 22 a usage error (as
-// ab); 99 a threshold, SLO or regression gate failed (as k6). README.md is
-// the manual.
+// ab); 99 a threshold, SLO or regression gate failed (as k6). README.md and
+// docs/ are the manual (docs/options.md: every option).
 package main
 
 import (

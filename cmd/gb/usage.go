@@ -15,7 +15,7 @@ func printUsage(w io.Writer) {
 			abSpecs[i].Print(w)
 		}
 	}
-	fmt.Fprintf(w, "Long options (every option above also has one; see README.md):\n")
+	fmt.Fprintf(w, "Long options (every option above also has one; see docs/options.md):\n")
 	for i := range abSpecs {
 		if abSpecs[i].Short == 0 {
 			abSpecs[i].Print(w)
