@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -171,9 +172,10 @@ func TestAnchor(t *testing.T) {
 	}
 }
 
-// optionSection returns the lines of docs/options.md under the heading
-// "## <title>" up to the next "## " heading.
-func optionSection(t *testing.T, doc, title string) []string {
+// sectionLines returns the lines of a Markdown document under the heading
+// "## <title>" up to the next "## " heading; name is the document's, for
+// the error.
+func sectionLines(t *testing.T, name, doc, title string) []string {
 	t.Helper()
 	var out []string
 	in := false
@@ -187,7 +189,7 @@ func optionSection(t *testing.T, doc, title string) []string {
 		}
 	}
 	if out == nil {
-		t.Fatalf("docs/options.md has no section %q", "## "+title)
+		t.Fatalf("%s has no section %q", name, "## "+title)
 	}
 	return out
 }
@@ -301,7 +303,7 @@ func TestEveryOptionIsDocumented(t *testing.T) {
 		{"gb serve", usageOptions(t, "serve")},
 	}
 	for _, c := range commands {
-		section := optionSection(t, doc, c.section)
+		section := sectionLines(t, "docs/options.md", doc, c.section)
 		for _, forms := range c.options {
 			found, example := documented(section, forms)
 			switch {
@@ -327,5 +329,73 @@ func TestReadmeStaysShort(t *testing.T) {
 	}
 	if !strings.Contains(text, "\n## Contents\n") {
 		t.Error(`README.md has no "## Contents" heading`)
+	}
+}
+
+// importTable returns, from go list, one Markdown row per package of the
+// module: its path without the module prefix ("gb" for the root) and the
+// module's packages it imports (test files left out), as docs/architecture.md
+// writes them.
+func importTable(t *testing.T) []string {
+	t.Helper()
+	const module = "github.com/gb-bench/gb"
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	cmd.Dir = docsRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	short := func(p string) string {
+		if p == module {
+			return "gb"
+		}
+		return strings.TrimPrefix(p, module+"/")
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		var imps []string
+		for _, imp := range f[1:] {
+			if imp == module || strings.HasPrefix(imp, module+"/") {
+				imps = append(imps, "`"+short(imp)+"`")
+			}
+		}
+		list := "none"
+		if len(imps) > 0 {
+			list = strings.Join(imps, ", ")
+		}
+		rows = append(rows, fmt.Sprintf("| `%s` | %s |", short(f[0]), list))
+	}
+	return rows
+}
+
+// TestArchitectureMatchesImports: docs/architecture.md's import table is
+// the code's, row for row, and every package it lists is described in its
+// package list (a bullet naming it in bold).
+func TestArchitectureMatchesImports(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(docsRoot, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	want := importTable(t)
+	var got []string
+	for _, l := range sectionLines(t, "docs/architecture.md", doc, "Packages and their imports") {
+		if strings.HasPrefix(l, "| `") {
+			got = append(got, strings.TrimSpace(l))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/architecture.md's import table differs from go list; the code's table is:\n%s", strings.Join(want, "\n"))
+	}
+	for _, row := range want {
+		pkg := strings.Trim(strings.Fields(row)[1], "`")
+		name := pkg
+		if strings.HasPrefix(pkg, "bench/") {
+			name = "bench/" // the benchmark programs share one bullet
+		}
+		if !strings.Contains(doc, "**`"+name+"`**") {
+			t.Errorf("docs/architecture.md describes no package %s (want a bullet **`%s`**)", pkg, name)
+		}
 	}
 }
