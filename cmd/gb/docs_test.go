@@ -330,6 +330,15 @@ func TestReadmeStaysShort(t *testing.T) {
 	if !strings.Contains(text, "\n## Contents\n") {
 		t.Error(`README.md has no "## Contents" heading`)
 	}
+	docs, err := filepath.Glob(filepath.Join(docsRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if link := "(docs/" + filepath.Base(d) + ")"; !strings.Contains(text, link) {
+			t.Errorf("README.md does not link docs/%s: a reader cannot find it", filepath.Base(d))
+		}
+	}
 }
 
 // importTable returns, from go list, one Markdown row per package of the
