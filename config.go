@@ -27,8 +27,8 @@ type Config struct {
 	// then counts each target apart (Result.Targets), and its Target
 	// describes the first. nil = URL alone.
 	Targets []Target
-	Order   Order  // OrderRoundRobin (and "") or OrderRandom
-	Seed    int64  // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
+	Order   Order // OrderRoundRobin (and "") or OrderRandom
+	Seed    int64 // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
 	// Targeter, when set, fills each request's Target as the load needs
 	// it (vegeta's Targeter; a TargetReader's Next reads a targets stream
 	// so): it is called once by NewPlan (the first target, whose address
