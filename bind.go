@@ -17,7 +17,7 @@ const maxSources = 1024
 // one family. Connections spread over the addresses round-robin.
 func parseSources(s string) ([]netip.Addr, error) {
 	bad := func(why string) error {
-		return configErr(false, "invalid -B %q: %s", s, why)
+		return configErr("LocalAddr", "invalid {LocalAddr} %q: %s", s, why)
 	}
 	if from, to, ok := strings.Cut(s, "-"); ok {
 		a, err1 := netip.ParseAddr(strings.TrimSpace(from))

@@ -35,12 +35,12 @@ func TestParseSources(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"localhost", `invalid -B "localhost": want an IP address, a list a,b or a range a-b`},
-		{"127.0.0.1,", `invalid -B "127.0.0.1,": want an IP address, a list a,b or a range a-b`},
-		{"127.0.0.1-", `invalid -B "127.0.0.1-": want an IP address, a list a,b or a range a-b`},
-		{"127.0.0.9-127.0.0.1", `invalid -B "127.0.0.9-127.0.0.1": the range ends before it starts`},
-		{"127.0.0.1-::1", `invalid -B "127.0.0.1-::1": the range mixes IPv4 and IPv6`},
-		{"10.0.0.0-10.255.255.255", `invalid -B "10.0.0.0-10.255.255.255": more than 1024 addresses`},
+		{"localhost", `invalid Config.LocalAddr "localhost": want an IP address, a list a,b or a range a-b`},
+		{"127.0.0.1,", `invalid Config.LocalAddr "127.0.0.1,": want an IP address, a list a,b or a range a-b`},
+		{"127.0.0.1-", `invalid Config.LocalAddr "127.0.0.1-": want an IP address, a list a,b or a range a-b`},
+		{"127.0.0.9-127.0.0.1", `invalid Config.LocalAddr "127.0.0.9-127.0.0.1": the range ends before it starts`},
+		{"127.0.0.1-::1", `invalid Config.LocalAddr "127.0.0.1-::1": the range mixes IPv4 and IPv6`},
+		{"10.0.0.0-10.255.255.255", `invalid Config.LocalAddr "10.0.0.0-10.255.255.255": more than 1024 addresses`},
 	} {
 		_, err := parseSources(tc.in)
 		var ce *ConfigError

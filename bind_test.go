@@ -51,7 +51,7 @@ func sourceServer(t *testing.T) (url string, seen func() []string) {
 // TestSourcesSpread: with -B as a range the server sees connections from
 // every address of it, on both engines, with keep-alive and without.
 func TestSourcesSpread(t *testing.T) {
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		for _, keep := range []bool{true, false} {
 			url, seen := sourceServer(t)
 			res, err := gb.Run(context.Background(), gb.Config{URL: url, Engine: engine, KeepAlive: keep,

@@ -52,9 +52,9 @@ func (c *Config) decoding() client.Decoding {
 func (c *Config) checkDecoding() error {
 	switch {
 	case c.MaxDecoded < 0:
-		return configErr(false, "invalid --max-decoded %d", c.MaxDecoded)
+		return configErr("MaxDecoded", "invalid {MaxDecoded} %d", c.MaxDecoded)
 	case c.MaxDecoded > 0 && !c.Compressed:
-		return configErr(false, "--max-decoded needs --compressed (gb decodes nothing without it)")
+		return configErr("MaxDecoded", "{MaxDecoded} needs {Compressed} (gb decodes nothing without it)")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package gb
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gb-bench/gb/internal/load"
@@ -28,8 +27,8 @@ type Config struct {
 	// then counts each target apart (Result.Targets), and its Target
 	// describes the first. nil = URL alone.
 	Targets []Target
-	Order   string // OrderRoundRobin (and "") or OrderRandom
-	Seed    int64  // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
+	Order   Order // OrderRoundRobin (and "") or OrderRandom
+	Seed    int64 // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
 	// Targeter, when set, fills each request's Target as the load needs
 	// it (vegeta's Targeter; a TargetReader's Next reads a targets stream
 	// so): it is called once by NewPlan (the first target, whose address
@@ -85,7 +84,7 @@ type Config struct {
 	// Protocol is the HTTP version spoken: ProtocolHTTP1 ("" = it),
 	// ProtocolHTTP2 (https:// URLs, ALPN "h2") or ProtocolH2C (http://
 	// URLs, prior knowledge). HTTP/2 connections are always kept alive.
-	Protocol string
+	Protocol Protocol
 	// Streams is the most requests in flight on each HTTP/2 connection
 	// (h2load's -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS may
 	// lower it. Works in rate mode too. 0 = 1; at most MaxStreams; HTTP/2
@@ -122,7 +121,7 @@ type Config struct {
 	// EngineLoopTasks (the same, every exchange on its coroutine),
 	// EngineGoroutine (one goroutine per connection) or "" / EngineAuto
 	// (the loops where the system has epoll, else goroutines).
-	Engine string
+	Engine Engine
 
 	// CPUs is how many cores gb's engine may use (one event loop each).
 	// 0 = half the cores for a loopback target (the rest are the
@@ -188,16 +187,19 @@ type Config struct {
 	KeepSamples bool
 }
 
-// The engines (Config.Engine).
+// Engine names how a load drives its connections (Config.Engine).
+type Engine string
+
+// The engines.
 const (
-	EngineAuto      = "auto"      // the loops where available, else goroutines
-	EngineLoop      = "loop"      // one event loop per core over epoll (Linux)
-	EngineGoroutine = "goroutine" // one goroutine per connection over Go's netpoller
+	EngineAuto      Engine = "auto"      // the loops where available, else goroutines
+	EngineLoop      Engine = "loop"      // one event loop per core over epoll (Linux)
+	EngineGoroutine Engine = "goroutine" // one goroutine per connection over Go's netpoller
 	// EngineLoopTasks is EngineLoop with every exchange on its connection's
 	// coroutine: the loops do not run kept-alive exchanges themselves, as
 	// they do by default (two coroutine switches per request fewer). For
 	// comparing the two and testing both.
-	EngineLoopTasks = "loop-tasks"
+	EngineLoopTasks Engine = "loop-tasks"
 )
 
 // MaxConcurrency is the most connections a Config may ask for. The real
@@ -259,16 +261,16 @@ func (c Config) Sharded() (Config, error) {
 		return c, nil
 	}
 	if s.Index < 0 || s.Count < 1 || s.Index >= s.Count {
-		return c, configErr(false, "invalid shard %d/%d", s.Index, s.Count)
+		return c, configErr("Shard", "invalid {Shard} %d/%d", s.Index, s.Count)
 	}
 	if n := int64(c.concurrency()); n < int64(s.Count) {
-		return c, configErr(false, "--shard %s: -c %d cannot be split %d ways (each shard needs a connection)", s, n, s.Count)
+		return c, configErr("Shard", "{Shard} %s: {Concurrency} %d cannot be split %d ways (each shard needs a connection)", s, n, s.Count)
 	}
 	if c.Requests > 0 && c.Requests < int64(s.Count) {
-		return c, configErr(false, "--shard %s: -n %d cannot be split %d ways (each shard needs a request)", s, c.Requests, s.Count)
+		return c, configErr("Shard", "{Shard} %s: {Requests} %d cannot be split %d ways (each shard needs a request)", s, c.Requests, s.Count)
 	}
 	if c.Rate.Freq > 0 && c.Rate.Freq < int64(s.Count) {
-		return c, configErr(false, "--shard %s: -R %d/%v cannot be split %d ways (each shard needs a request per period)", s, c.Rate.Freq, c.Rate.pacer().Per, s.Count)
+		return c, configErr("Shard", "{Shard} %s: {Rate} %d/%v cannot be split %d ways (each shard needs a request per period)", s, c.Rate.Freq, c.Rate.pacer().Per, s.Count)
 	}
 	c.Concurrency = int(s.Share(int64(c.concurrency())))
 	c.Requests = s.Share(c.Requests)
@@ -294,24 +296,10 @@ type TLS struct {
 	ServerName string
 }
 
-// A ConfigError is a Config that cannot run, found before any connection
-// is made. The command line turns it into a usage error (exit 22).
-type ConfigError struct {
-	Msg string // one line, in ab's words where ab has them
-	// Usage is set where ab follows the message with its usage text.
-	Usage bool
-}
-
-func (e *ConfigError) Error() string { return e.Msg }
-
-func configErr(usage bool, format string, a ...any) error {
-	return &ConfigError{Msg: fmt.Sprintf(format, a...), Usage: usage}
-}
-
 // check applies ab's checks, in ab's order, to the load's shape.
 func (c *Config) check() error {
 	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
-		return configErr(true, "Invalid Concurrency [Range 1..%d]", MaxConcurrency)
+		return configErr("Concurrency", "{Concurrency} %d is out of range [1..%d]", c.Concurrency, MaxConcurrency)
 	}
 	if err := c.checkDecoding(); err != nil {
 		return err
@@ -319,34 +307,34 @@ func (c *Config) check() error {
 	switch c.Engine {
 	case "", EngineAuto, EngineLoop, EngineGoroutine, EngineLoopTasks:
 	default:
-		return configErr(false, "unknown engine %q (want auto, loop, loop-tasks or goroutine)", c.Engine)
+		return configErr("Engine", "unknown {Engine} %q (want auto, loop, loop-tasks or goroutine)", c.Engine)
 	}
 	if c.Warmup < 0 {
-		return configErr(false, "invalid warm-up %v", c.Warmup)
+		return configErr("Warmup", "invalid {Warmup} %v", c.Warmup)
 	}
 	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
-		return configErr(false, "invalid rate %d/%v", c.Rate.Freq, c.Rate.Per)
+		return configErr("Rate", "invalid {Rate} %d/%v", c.Rate.Freq, c.Rate.Per)
 	}
 	if c.Pipeline > load.MaxPipeline {
-		return configErr(false, "--pipeline %d is above the maximum depth, %d", c.Pipeline, load.MaxPipeline)
+		return configErr("Pipeline", "{Pipeline} %d is above the maximum depth, %d", c.Pipeline, load.MaxPipeline)
 	}
 	if c.Pipeline > 1 && c.Rate.Freq > 0 {
-		return configErr(false, "--pipeline and -R cannot be combined (pipelining is closed-loop)")
+		return configErr("Pipeline", "{Pipeline} and {Rate} cannot be combined (pipelining is closed-loop)")
 	}
 	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 && c.Targeter == nil {
-		return configErr(false, "Config.Rate needs Config.Requests or Config.Duration: a run is never unbounded")
+		return configErr("Rate", "{Rate} needs {Requests} or {Duration}: gb never runs unbounded")
 	}
 	if c.Rate.Freq > 0 && c.Duration > 0 && c.Rate.Within(c.Duration) == 0 {
-		return configErr(false, "Config.Rate (%s) schedules no request within Config.Duration (%v)", c.Rate.pacer(), c.Duration)
+		return configErr("Rate", "{Rate} %s sends no request within {Duration} %v: its first interval, 1/rate, ends after it", c.Rate.pacer(), c.Duration)
 	}
 	if (c.Duration > 0 || c.Targeter != nil) && c.Requests == 0 {
 		return nil // bounded by the time or the Targeter's end
 	}
 	if c.Requests <= 0 {
-		return configErr(false, "Invalid number of requests")
+		return configErr("Requests", "invalid {Requests} %d", c.Requests)
 	}
 	if int64(c.concurrency()) > c.Requests {
-		return configErr(true, "Cannot use concurrency level greater than total number of requests")
+		return configErr("Concurrency", "{Concurrency} %d is greater than {Requests} %d", c.concurrency(), c.Requests)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package gb_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
@@ -79,10 +80,13 @@ func ExampleNewPlan() {
 	defer p.Close()
 	fmt.Println(p.Target().Method, p.Target().Path)
 	_, err = gb.NewPlan(gb.Config{URL: srv.URL(), Concurrency: 5, Requests: 2})
-	fmt.Println(err)
+	var ce *gb.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Printf("%s: %v\n", ce.Field, err)
+	}
 	// Output:
 	// GET /json
-	// Cannot use concurrency level greater than total number of requests
+	// Concurrency: Config.Concurrency 5 is greater than Config.Requests 2
 }
 
 // A load whose requests come from a function (vegeta's Targeter): each

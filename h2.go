@@ -9,11 +9,14 @@ import (
 	"github.com/gb-bench/gb/internal/load"
 )
 
-// The protocols (Config.Protocol).
+// Protocol names the HTTP version a load speaks (Config.Protocol).
+type Protocol string
+
+// The protocols.
 const (
-	ProtocolHTTP1 = "h1"  // HTTP/1.1, the default
-	ProtocolHTTP2 = "h2"  // HTTP/2 over TLS, negotiated with ALPN "h2" (https:// URLs)
-	ProtocolH2C   = "h2c" // HTTP/2 over cleartext TCP with prior knowledge (http:// URLs)
+	ProtocolHTTP1 Protocol = "h1"  // HTTP/1.1, the default
+	ProtocolHTTP2 Protocol = "h2"  // HTTP/2 over TLS, negotiated with ALPN "h2" (https:// URLs)
+	ProtocolH2C   Protocol = "h2c" // HTTP/2 over cleartext TCP with prior knowledge (http:// URLs)
 )
 
 // MaxStreams is the most streams per HTTP/2 connection a Config may ask
@@ -23,9 +26,9 @@ const MaxStreams = 1024
 // protocol is c.Protocol spelled as Result.Target.Engine says it.
 func (c *Config) protocol() string {
 	if c.Protocol == "" {
-		return ProtocolHTTP1
+		return string(ProtocolHTTP1)
 	}
-	return c.Protocol
+	return string(c.Protocol)
 }
 
 // http2 reports whether c speaks HTTP/2 (h2 or h2c).
@@ -40,35 +43,34 @@ func (c *Config) streams() int {
 	return max(c.Streams, 1)
 }
 
-// checkProtocol refuses what the protocol cannot do with t, in the
-// command line's words.
+// checkProtocol refuses what the protocol cannot do with t.
 func (c *Config) checkProtocol(t *target) error {
 	switch c.Protocol {
 	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C:
 	default:
-		return configErr(false, "unknown protocol %q (want h1, h2 or h2c)", c.Protocol)
+		return configErr("Protocol", "unknown {Protocol} %q (want h1, h2 or h2c)", c.Protocol)
 	}
 	switch {
 	case c.Streams < 0 || c.Streams > MaxStreams:
-		return configErr(false, "--streams %d is out of range [1..%d]", c.Streams, MaxStreams)
+		return configErr("Streams", "{Streams} %d is out of range [1..%d]", c.Streams, MaxStreams)
 	case !c.http2() && c.Streams > 1:
-		return configErr(false, "--streams is HTTP/2's: add --http2 (https://) or --h2c (http://)")
+		return configErr("Streams", "{Streams} is HTTP/2's: add {Protocol=h2} (https://) or {Protocol=h2c} (http://)")
 	case !c.http2():
 		return nil
 	case c.Protocol == ProtocolHTTP2 && !t.tls:
-		return configErr(false, "--http2 needs an https:// URL (use --h2c for HTTP/2 over cleartext)")
+		return configErr("Protocol", "{Protocol=h2} needs an https:// URL (use {Protocol=h2c} for HTTP/2 over cleartext)")
 	case c.Protocol == ProtocolH2C && t.tls:
-		return configErr(false, "--h2c needs an http:// URL (use --http2 for HTTP/2 over TLS)")
+		return configErr("Protocol", "{Protocol=h2c} needs an http:// URL (use {Protocol=h2} for HTTP/2 over TLS)")
 	case c.Pipeline > 1:
-		return configErr(false, "--pipeline is HTTP/1.1's: use --streams with HTTP/2")
+		return configErr("Pipeline", "{Pipeline} is HTTP/1.1's: use {Streams} with HTTP/2")
 	case c.Proxy != "" && !t.tls:
-		return configErr(false, "-X is not supported with --h2c: an http:// URL goes to the proxy as a forwarded HTTP/1.1 request, and gb tunnels (CONNECT) only https:// URLs; use --http2 with an https:// URL")
+		return configErr("Proxy", "{Proxy} is not supported with {Protocol=h2c}: an http:// URL goes to the proxy as a forwarded HTTP/1.1 request, and gb tunnels (CONNECT) only https:// URLs; use {Protocol=h2} with an https:// URL")
 	case c.FirstByteTimeout > 0 || c.HeaderTimeout > 0 || c.IdleTimeout > 0:
-		return configErr(false, "--first-byte-timeout, --header-timeout and --idle-timeout are not supported with HTTP/2 yet (-s applies): they are per-connection read deadlines, and an HTTP/2 connection reads many streams at once")
+		return configErr("FirstByteTimeout", "{FirstByteTimeout}, {HeaderTimeout} and {IdleTimeout} are not supported with HTTP/2 yet ({Timeout} applies): they are per-connection read deadlines, and an HTTP/2 connection reads many streams at once")
 	case len(c.targetList()) > 1:
-		return configErr(false, "several targets are not supported with HTTP/2 yet: give one URL (its client encodes one request, and shares no connection pool between addresses yet)")
+		return configErr("Targets", "several targets are not supported with HTTP/2 yet: give one URL (its client encodes one request, and shares no connection pool between addresses yet)")
 	case c.Compressed:
-		return configErr(false, "--compressed is not supported with HTTP/2 yet: its client reads bodies from DATA frames and does not decode them yet")
+		return configErr("Compressed", "{Compressed} is not supported with HTTP/2 yet: its client reads bodies from DATA frames and does not decode them yet")
 	}
 	return nil
 }
@@ -86,7 +88,7 @@ func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config) (*h2.Conf
 	}
 	hc, err := h2.NewConfig(cc, req, scheme, cfg.streams())
 	if err != nil {
-		return nil, configErr(false, "%v", err)
+		return nil, configErr("", "%v", err)
 	}
 	return hc, nil
 }

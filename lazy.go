@@ -45,23 +45,33 @@ func (c *Config) startLazy() (*lazyTargets, error) {
 	if c.Targeter == nil {
 		return nil, nil
 	}
-	switch {
-	case c.URL != "" || len(c.Targets) > 0:
-		return nil, configErr(false, "Targeter replaces URL and Targets: leave them empty")
-	case c.Pipeline > 1:
-		return nil, configErr(false, "Targeter cannot be combined with Pipeline")
-	case c.http2():
-		return nil, configErr(false, "Targeter is not supported over HTTP/2")
+	if err := c.checkTargeter(); err != nil {
+		return nil, err
 	}
 	var first Target
 	if err := c.Targeter(&first); err != nil {
 		if errors.Is(err, ErrNoTargets) {
-			return nil, configErr(false, "Targeter: no targets")
+			return nil, configErr("Targeter", "{Targeter}: no targets")
 		}
 		return nil, targeterErr(err)
 	}
 	c.Targets = []Target{first}
 	return &lazyTargets{first: &first, rows: map[string]int{}}, nil
+}
+
+// checkTargeter refuses what a Targeter cannot combine with.
+func (c *Config) checkTargeter() error {
+	switch {
+	case c.Targeter == nil:
+		return nil
+	case c.URL != "" || len(c.Targets) > 0:
+		return configErr("Targeter", "{Targeter} replaces {URL} and {Targets}: leave them empty")
+	case c.Pipeline > 1:
+		return configErr("Targeter", "{Targeter} cannot be combined with {Pipeline}")
+	case c.http2():
+		return configErr("Targeter", "{Targeter} is not supported over HTTP/2")
+	}
+	return nil
 }
 
 // targeterErr is a Targeter's error as the load reports it: a

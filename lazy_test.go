@@ -205,7 +205,7 @@ func TestLazyFromPipe(t *testing.T) {
 	}
 	for _, engine := range engines {
 		for _, format := range []string{gb.TargetsHTTP, gb.TargetsJSON} {
-			t.Run(engine+"/"+format, func(t *testing.T) {
+			t.Run(string(engine)+"/"+format, func(t *testing.T) {
 				srv.ResetLedger()
 				tr := pipeTargets(t, format, n, lines[format])
 				res, err := gb.Run(context.Background(), gb.Config{Targeter: tr.Next, Concurrency: 4, KeepAlive: true,
@@ -311,7 +311,7 @@ func TestLazyBadLine(t *testing.T) {
 	}
 	_, err = gb.Run(context.Background(), gb.Config{Targeter: pipeTargets(t, gb.TargetsHTTP, 0, nil).Next})
 	var ce *gb.ConfigError
-	if !errors.As(err, &ce) || err.Error() != "Targeter: no targets" {
+	if !errors.As(err, &ce) || err.Error() != `pipe: no targets (want "METHOD URL" lines)` {
 		t.Errorf("empty stream: %v", err)
 	}
 	one := func(tg *gb.Target) error { tg.URL = srv.URL(); return nil }

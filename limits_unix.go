@@ -22,7 +22,7 @@ func checkFileLimit(concurrency int) error {
 			return nil
 		}
 	}
-	return configErr(false, "-c %d needs %d open files; the limit is %d (ulimit -n)", concurrency, need, rl.Max)
+	return configErr("Concurrency", "{Concurrency} %d needs %d open files; the limit is %d (ulimit -n)", concurrency, need, rl.Max)
 }
 
 // like converts v to the type of an Rlimit field: uint64 on Linux and

@@ -45,21 +45,23 @@ type Plan struct {
 // *ConfigError is the caller's mistake (the command line exits 22 on it).
 // The options apply to every run of the Plan.
 func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	lazy, err := cfg.startLazy()
 	if err != nil {
 		return nil, err
+	}
+	if lazy != nil {
+		if err := cfg.checkTargets(); err != nil { // the Targeter's first target
+			return nil, err
+		}
 	}
 	t, err := cfg.parseFirst()
 	if err != nil {
 		return nil, err
 	}
 	if cfg, err = cfg.Sharded(); err != nil {
-		return nil, err
-	}
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	if err := cfg.checkProtocol(t); err != nil {
 		return nil, err
 	}
 	p := &Plan{cfg: cfg, target: t}
@@ -73,7 +75,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	if n := runtime.NumCPU(); cfg.CPUs > n {
-		p.opts.warn(fmt.Sprintf("-G %d: this machine has %d cores; using %d", cfg.CPUs, n, n))
+		p.opts.warn(fmt.Sprintf("Config.CPUs %d: this machine has %d cores; using %d", cfg.CPUs, n, n))
 		p.cfg.CPUs = n
 	}
 	if err := checkFileLimit(cfg.concurrency()); err != nil {
@@ -120,7 +122,7 @@ func (p *Plan) Addr() string { return p.client.Addr }
 
 // Engine returns the engine the Plan runs on: EngineLoop, EngineLoopTasks
 // or EngineGoroutine.
-func (p *Plan) Engine() string {
+func (p *Plan) Engine() Engine {
 	if p.loops > 0 && p.cfg.Engine == EngineLoopTasks {
 		return EngineLoopTasks
 	}
@@ -257,7 +259,7 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	res := run.Run(ctx, p.base(&cfg, &o)) // returns after OnMeasure did
 	p.nameRows(res)
 	res.Client = m.cost(readSelf())
-	res.Client.Engine = p.Engine()
+	res.Client.Engine = string(p.Engine())
 	if p.loops > 0 {
 		res.Client.MaxProcs = p.loops // the spare P only runs gb's housekeeping
 	}
@@ -427,7 +429,7 @@ func (p *Plan) chooseEngine() error {
 	case p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && p.cfg.Engine != EngineLoopTasks && err != nil:
 		return nil
 	case err != nil:
-		return configErr(false, "--engine=%s cannot run on this system (%v); use --engine=goroutine", p.cfg.Engine, err)
+		return configErr("Engine", "{Engine} %s cannot run on this system (%v); use {Engine=goroutine}", p.cfg.Engine, err)
 	}
 	p.loops = p.cpus() // the clients dial on a loop when their context carries its task
 	return nil

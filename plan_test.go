@@ -76,13 +76,13 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{gb.Config{URL: "ftp://x/", Requests: 1}, `unsupported URL scheme "ftp" (supported: http, https, http+unix, https+unix)`},
-		{gb.Config{URL: "http://127.0.0.1/"}, "Invalid number of requests"},
-		{gb.Config{URL: "http://127.0.0.1/", Requests: 2_000_000, Concurrency: 1_000_001}, "Invalid Concurrency [Range 1..1000000]"},
-		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "Config.Rate needs Config.Requests or Config.Duration: a run is never unbounded"},
+		{gb.Config{URL: "http://127.0.0.1/"}, "invalid Config.Requests 0"},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 2_000_000, Concurrency: 1_000_001}, "Config.Concurrency 1000001 is out of range [1..1000000]"},
+		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 10}}, "Config.Rate needs Config.Requests or Config.Duration: gb never runs unbounded"},
 		{gb.Config{URL: "http://127.0.0.1/", Rate: gb.Rate{Freq: 1, Per: 10 * time.Second}, Duration: 2 * time.Second, Requests: 5},
-			"Config.Rate (1/10s) schedules no request within Config.Duration (2s)"},
-		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Engine: "fast"}, `unknown engine "fast" (want auto, loop, loop-tasks or goroutine)`},
-		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"Transfer-Encoding: chunked"}}, "-H Transfer-Encoding conflicts with the request framing gb sets"},
+			"Config.Rate 1/10s sends no request within Config.Duration 2s: its first interval, 1/rate, ends after it"},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Engine: "fast"}, `unknown Config.Engine "fast" (want auto, loop, loop-tasks or goroutine)`},
+		{gb.Config{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"Transfer-Encoding: chunked"}}, "Config.Headers Transfer-Encoding conflicts with the request framing gb sets"},
 		{gb.Config{Requests: 1, Targeter: func(t *gb.Target) error { t.URL = "http://127.0.0.1:1/"; return nil }, Script: "s.lua", ScriptSource: []byte("")},
 			"Config.Script and Config.Targets or Config.Targeter cannot be combined: the script makes the requests"},
 	} {

@@ -29,7 +29,7 @@ type Profile struct {
 func (o *options) checkProfile(t *target, tc TLS) error {
 	if o.profile.Kinds == "" {
 		if o.profile.URL != "" || o.profile.Dir != "" {
-			return configErr(false, "--profile-url and --profile-dir need --profile")
+			return configErr("Profile.URL", "{Profile.URL} and {Profile.Dir} need {Profile.Kinds}")
 		}
 		return nil
 	}
@@ -42,7 +42,7 @@ func (o *options) checkProfile(t *target, tc TLS) error {
 func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	kinds, err := profile.ParseKinds(pr.Kinds)
 	if err != nil {
-		return profile.Config{}, configErr(false, "--profile=%s: %v", pr.Kinds, err)
+		return profile.Config{}, configErr("Profile.Kinds", "{Profile.Kinds} %s: %v", pr.Kinds, err)
 	}
 	cfg := profile.Config{Kinds: kinds, Dir: pr.Dir, URL: pr.URL}
 	if cfg.URL == "" {
@@ -50,7 +50,7 @@ func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	}
 	pt, err := parseTarget(cfg.URL)
 	if err != nil {
-		return profile.Config{}, configErr(false, "invalid --profile-url %q: want http[s]://host[:port]/debug/pprof/", hideCredentials(cfg.URL))
+		return profile.Config{}, configErr("Profile.URL", "invalid {Profile.URL} %q: want http[s]://host[:port]/debug/pprof/", hideCredentials(cfg.URL))
 	}
 	if pt.tls {
 		if cfg.TLS, err = tc.config(pt.host); err != nil {
@@ -84,9 +84,9 @@ func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profil
 			return c
 		}
 	}
-	msg := "--profile: " + err.Error() + "; the run goes on without a server profile"
+	msg := "server profile: " + err.Error() + "; the run goes on without a profile"
 	if _, ok := errors.AsType[*profile.NoPprofError](err); ok {
-		msg += ` or diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
+		msg += ` or a diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
 	}
 	o.warn(msg)
 	return nil

@@ -32,7 +32,7 @@ func parseUnixTarget(scheme, rest string) (*target, error) {
 	}
 	socket, err := url.PathUnescape(auth)
 	if err != nil || socket == "" {
-		return nil, configErr(false, "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
+		return nil, configErr("URL", "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
 	}
 	t, err := parseTarget(scheme + "://" + user + unixHost + rest[i:])
 	if err != nil {
@@ -48,14 +48,8 @@ func parseUnixTarget(scheme, rest string) (*target, error) {
 // after the --connect-to rules, resolved once so that no request waits on
 // DNS. cfg and t are the target's (a many-target load routes each).
 func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
-	if cfg.TLS.ServerName != "" && !t.tls {
-		return configErr(false, "--sni needs an https:// URL")
-	}
-	if cfg.TLS.ServerName != "" && cfg.TLS.NoSNI {
-		return configErr(false, "--sni and -I (no SNI) cannot be combined")
-	}
 	if pr := p.opts.profile; pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
-		return configErr(false, "--profile with a unix socket or --connect-to needs --profile-url (the profiles are fetched over TCP from the URL's host)")
+		return configErr("Profile.URL", "{Profile.Kinds} with a unix socket or {ConnectTo} needs {Profile.URL} (the profiles are fetched over TCP from the URL's host)")
 	}
 	if cfg.UnixSocket != "" || t.socket != "" {
 		return routeUnix(cfg, t.socket, cc)
@@ -68,14 +62,11 @@ func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
 		t.connectTo = net.JoinHostPort(host, port)
 	}
 	if cfg.Proxy != "" {
-		if len(cfg.ConnectTo) > 0 && !t.tls {
-			return configErr(false, "--connect-to cannot apply through -X with an http:// URL: the proxy makes the connection")
-		}
 		if t.tls {
 			cc.Tunnel = &client.Tunnel{Target: net.JoinHostPort(host, port), Auth: cfg.ProxyAuth}
 		}
 		if host, port, err = net.SplitHostPort(cfg.Proxy); err != nil {
-			return configErr(false, "invalid -X %q: want proxy:port", hideCredentials(cfg.Proxy))
+			return configErr("Proxy", "invalid {Proxy} %q: want proxy:port", hideCredentials(cfg.Proxy))
 		}
 	}
 	ip, err := resolve(host)
@@ -98,18 +89,9 @@ func (p *Plan) UnixSocket() string {
 // routeUnix points cc at the unix socket (Config.UnixSocket, or
 // urlSocket, the http+unix:// URL's), which must exist now: a missing one
 // ends the run before it starts, as a host that does not resolve does.
+// What cannot combine with a socket Validate has refused.
 func routeUnix(cfg *Config, urlSocket string, cc *client.Config) error {
 	socket := cmp.Or(cfg.UnixSocket, urlSocket)
-	switch {
-	case urlSocket != "" && socket != urlSocket:
-		return configErr(false, "--unix-socket %s and the http+unix:// URL's socket differ", cfg.UnixSocket)
-	case cfg.Proxy != "":
-		return configErr(false, "-X cannot be combined with a unix socket")
-	case len(cfg.ConnectTo) > 0:
-		return configErr(false, "--connect-to cannot be combined with a unix socket")
-	case cfg.LocalAddr != "":
-		return configErr(false, "-B cannot be combined with a unix socket (it has no local address to bind)")
-	}
 	fi, err := os.Stat(socket)
 	if err != nil {
 		return fmt.Errorf("cannot connect to unix socket %s: %v", socket, unwrapPath(err))
@@ -130,7 +112,7 @@ func connectTo(rules []string, host string, port int) (string, string, error) {
 	for _, r := range rules {
 		f, err := splitConnectTo(r)
 		if err != nil {
-			return "", "", configErr(false, "invalid --connect-to %q: %v", r, err)
+			return "", "", configErr("ConnectTo", "invalid {ConnectTo} %q: %v", r, err)
 		}
 		if matched || (f[0] != "" && !strings.EqualFold(f[0], host)) || (f[1] != "" && f[1] != strconv.Itoa(port)) {
 			continue

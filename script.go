@@ -13,6 +13,21 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
+// checkScript refuses what a script cannot combine with.
+func (c *Config) checkScript() error {
+	switch {
+	case c.Script == "":
+		return nil
+	case c.http2():
+		return configErr("Script", "{Script} speaks HTTP/1.1 only: not with {Protocol} %q", c.Protocol)
+	case len(c.Targets) > 0 || c.Targeter != nil:
+		return configErr("Script", "{Script} and {Targets} or {Targeter} cannot be combined: the script makes the requests")
+	case c.Pipeline > 1:
+		return configErr("Pipeline", "{Pipeline} and {Script} cannot be combined: a script pipelines by returning several requests")
+	}
+	return nil
+}
+
 // compileScript reads and compiles Config.Script for target t (nil
 // when there is none). What cannot run is a *ConfigError: a script that
 // does not parse reads "file:line: message".
@@ -20,19 +35,11 @@ func (c *Config) compileScript(t *target) (*script.Program, error) {
 	if c.Script == "" {
 		return nil, nil
 	}
-	switch {
-	case c.http2():
-		return nil, configErr(false, "Config.Script speaks HTTP/1.1 only: not with Config.Protocol %q", c.Protocol)
-	case len(c.Targets) > 0 || c.Targeter != nil:
-		return nil, configErr(false, "Config.Script and Config.Targets or Config.Targeter cannot be combined: the script makes the requests")
-	case c.Pipeline > 1:
-		return nil, configErr(false, "Config.Pipeline and Config.Script cannot be combined: a script pipelines by returning several requests")
-	}
 	src := c.ScriptSource
 	if src == nil {
 		var err error
 		if src, err = os.ReadFile(c.Script); err != nil {
-			return nil, configErr(false, "cannot read Config.Script: %v", err)
+			return nil, configErr("Script", "cannot read {Script}: %v", err)
 		}
 	}
 	scheme := "http"
@@ -46,7 +53,7 @@ func (c *Config) compileScript(t *target) (*script.Program, error) {
 	tg := script.Target{URL: c.URL, Scheme: scheme, Host: t.host, Port: port, Path: t.path, Headers: c.Headers}
 	prog, err := script.Compile(c.Script, src, tg, c.ScriptArgs)
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, configErr("Script", "%v", err)
 	}
 	return prog, nil
 }
@@ -74,7 +81,7 @@ func (p *Plan) scriptLoad(lc *load.Config) (*script.Group, error) {
 	if depth := first.Len(); depth > 1 {
 		if lc.Pacer != nil {
 			g.Close()
-			return nil, configErr(false, "%s: request() pipelines %d requests: not with Config.Rate (pipelining is closed-loop)", p.cfg.Script, depth)
+			return nil, configErr("Script", "%s: request() pipelines %d requests: not with {Rate} (pipelining is closed-loop)", p.cfg.Script, depth)
 		}
 		lc.Pipeline = min(depth, load.MaxPipeline)
 	}

@@ -18,7 +18,7 @@ import (
 // TestShardShares: for many splits, the shares of -n, -R and -c over the
 // N shards sum to the whole exactly, differ by at most one, and shard I's
 // share is the same each time it is asked for; a share that would be 0 is
-// a ConfigError naming the flag, and the zero Shard leaves a Config as is.
+// a ConfigError naming the field, and the zero Shard leaves a Config as is.
 func TestShardShares(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 4, 7, 10, 16, 64, 1000} {
 		for _, total := range []int64{int64(n), int64(n) + 1, 2*int64(n) - 1, 1000, 1001, 999_999_937, 1 << 40} {
@@ -51,14 +51,14 @@ func TestShardShares(t *testing.T) {
 		cfg  gb.Config
 		flag string
 	}{
-		{gb.Config{Requests: 10, Concurrency: 2}, "-c 2"},
-		{gb.Config{Requests: 2, Concurrency: 3}, "-n 2"},
-		{gb.Config{Duration: time.Second, Concurrency: 3, Rate: gb.Rate{Freq: 2}}, "-R 2/1s"},
+		{gb.Config{Requests: 10, Concurrency: 2}, "Config.Concurrency 2"},
+		{gb.Config{Requests: 2, Concurrency: 3}, "Config.Requests 2"},
+		{gb.Config{Duration: time.Second, Concurrency: 3, Rate: gb.Rate{Freq: 2}}, "Config.Rate 2/1s"},
 	} {
 		tc.cfg.Shard = gb.Shard{Index: 0, Count: 3}
 		_, err := tc.cfg.Sharded()
 		var ce *gb.ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.flag) || !strings.HasPrefix(err.Error(), "--shard 0/3:") {
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.flag) || !strings.HasPrefix(err.Error(), "Config.Shard 0/3:") {
 			t.Errorf("%+v: error %v, want a ConfigError naming %s", tc.cfg, err, tc.flag)
 		}
 	}

@@ -43,7 +43,7 @@ func parseTarget(raw string) (*target, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return nil, configErr(true, "invalid URL")
+		return nil, configErr("URL", "%v", ErrInvalidURL)
 	}
 	t := &target{url: u, userinfo: u.User}
 	switch u.Scheme {
@@ -51,11 +51,11 @@ func parseTarget(raw string) (*target, error) {
 	case "https":
 		t.tls = true
 	default:
-		return nil, configErr(false, "unsupported URL scheme %q (supported: http, https, http+unix, https+unix)", u.Scheme)
+		return nil, configErr("URL", "unsupported URL scheme %q (supported: http, https, http+unix, https+unix)", u.Scheme)
 	}
 	t.host = u.Hostname()
 	if t.host == "" || strings.Contains(t.host, "%") {
-		return nil, configErr(true, "invalid URL")
+		return nil, configErr("URL", "%v", ErrInvalidURL)
 	}
 	t.port = 80
 	if t.tls {
@@ -64,7 +64,7 @@ func parseTarget(raw string) (*target, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return nil, configErr(false, "invalid port %q in URL", p)
+			return nil, configErr("URL", "invalid port %q in URL", p)
 		}
 		t.port = n
 	}
@@ -126,7 +126,7 @@ func buildRequest(c *Config, t *target) (*h1.Request, error) {
 	}
 	c.addAcceptEncoding(req)
 	if err := req.Validate(); err != nil {
-		return nil, configErr(false, "%v", err)
+		return nil, configErr("", "%v", err)
 	}
 	return req, nil
 }
@@ -140,11 +140,11 @@ func basicAuth(name, userPass string) h1.Header {
 func parseHeader(raw string, hasBody bool) (h1.Header, error) {
 	name, value, ok := strings.Cut(raw, ":")
 	if !ok || name == "" || strings.TrimSpace(name) != name {
-		return h1.Header{}, configErr(false, "invalid header %q: expected \"Name: value\"", raw)
+		return h1.Header{}, configErr("Headers", "invalid header %q: expected \"Name: value\"", raw)
 	}
 	if strings.EqualFold(name, "Transfer-Encoding") ||
 		(strings.EqualFold(name, "Content-Length") && hasBody) {
-		return h1.Header{}, configErr(false, "-H %s conflicts with the request framing gb sets", name)
+		return h1.Header{}, configErr("Headers", "{Headers} %s conflicts with the request framing gb sets", name)
 	}
 	return h1.Header{Name: name, Value: strings.TrimLeft(value, " \t")}, nil
 }

@@ -2,6 +2,7 @@ package gb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -31,10 +32,14 @@ type Target struct {
 	Source string
 }
 
-// The orders of a load with several targets (Config.Order).
+// Order names how a load with several targets spreads its requests over
+// them (Config.Order).
+type Order string
+
+// The orders.
 const (
-	OrderRoundRobin = "round-robin" // request i goes to target i mod k: equal shares
-	OrderRandom     = "random"      // each request's target drawn from Config.Seed and its index
+	OrderRoundRobin Order = "round-robin" // request i goes to target i mod k: equal shares
+	OrderRandom     Order = "random"      // each request's target drawn from Config.Seed and its index
 )
 
 // targetList is the load's targets: URL (with the Config's Method, Body
@@ -103,16 +108,8 @@ type multiTarget struct {
 func (p *Plan) prepareTargets(first *Config) error {
 	cfg := &p.cfg
 	list := cfg.targetList()
-	switch cfg.Order {
-	case "", OrderRoundRobin, OrderRandom:
-	default:
-		return configErr(false, "unknown order %q (want %s or %s)", cfg.Order, OrderRoundRobin, OrderRandom)
-	}
 	if len(list) < 2 {
 		return nil
-	}
-	if cfg.Pipeline > 1 {
-		return configErr(false, "--pipeline with several targets is not supported: pipeline one URL at a time")
 	}
 	m := &multiTarget{order: load.Order{Targets: len(list), Random: cfg.Order == OrderRandom, Seed: uint64(cfg.Seed)},
 		method0: first.method(), body0: int64(len(first.Body))}
@@ -179,14 +176,14 @@ func (t *Target) source(i int) string {
 // targetErr puts the target's source before err's message, keeping its
 // kind: a *ConfigError stays one (exit 22), without ab's usage text.
 func targetErr(src, url string, err error) error {
-	msg := err.Error()
-	if msg == "invalid URL" {
-		msg += " " + strconv.Quote(hideCredentials(url))
+	ce, ok := err.(*ConfigError)
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: %w", src, err)
+	case errors.Is(err, ErrInvalidURL):
+		return ce.within("%s: invalid URL %q", src, hideCredentials(url))
 	}
-	if _, ok := err.(*ConfigError); ok {
-		return configErr(false, "%s: %s", src, msg)
-	}
-	return fmt.Errorf("%s: %s", src, msg)
+	return ce.within("%s: "+ce.format, append([]any{src}, ce.args...)...)
 }
 
 // idempotent reports whether a request of method may be sent again after
@@ -223,9 +220,9 @@ func (p *Plan) describeTargets(r *stats.Result) {
 		return
 	}
 	r.Target.Method, r.Target.BodyLength = m.method0, m.body0
-	r.Target.Order, r.Target.Seed = OrderRoundRobin, 0
+	r.Target.Order, r.Target.Seed = string(OrderRoundRobin), 0
 	if m.order.Random {
-		r.Target.Order, r.Target.Seed = OrderRandom, int64(m.order.Seed)
+		r.Target.Order, r.Target.Seed = string(OrderRandom), int64(m.order.Seed)
 	}
 	r.Targets = append([]stats.TargetStats(nil), m.names...)
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-var engines = []string{gb.EngineLoop, gb.EngineGoroutine}
+var engines = []gb.Engine{gb.EngineLoop, gb.EngineGoroutine}
 
 // writeTargets writes a targets file in dir and returns its path.
 func writeTargets(t *testing.T, dir, content string) string {
@@ -47,7 +47,7 @@ func writeTargets(t *testing.T, dir, content string) string {
 // says for its path. The JSON, with its targets array, matches the schema.
 func TestTargetsFileAgainstNginx(t *testing.T) {
 	for _, engine := range engines {
-		t.Run(engine, func(t *testing.T) {
+		t.Run(string(engine), func(t *testing.T) {
 			ng := testsupport.StartNginx(t, testsupport.NginxOptions{})
 			path := writeTargets(t, t.TempDir(), fmt.Sprintf(`# three paths
 GET %[1]s/small.txt
@@ -68,7 +68,7 @@ HEAD %[1]s/missing
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Targets) != 3 || res.Target.Order != gb.OrderRoundRobin || res.Target.Path != "/small.txt" {
+			if len(res.Targets) != 3 || res.Target.Order != string(gb.OrderRoundRobin) || res.Target.Path != "/small.txt" {
 				t.Fatalf("targets %+v, order %q, first path %q", res.Targets, res.Target.Order, res.Target.Path)
 			}
 			// nginx logs a request after its response: wait for the last lines.
@@ -153,7 +153,7 @@ func TestTargetsRandomOrderIsSeeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Target.Order != gb.OrderRandom || res.Target.Seed != seed {
+		if res.Target.Order != string(gb.OrderRandom) || res.Target.Seed != seed {
 			t.Errorf("order %q seed %d", res.Target.Order, res.Target.Seed)
 		}
 		var seq []string
@@ -186,7 +186,7 @@ func TestTargetsRandomOrderIsSeeded(t *testing.T) {
 // first server's two targets sharing it. Both engines.
 func TestTargetsOnTwoServers(t *testing.T) {
 	for _, engine := range engines {
-		t.Run(engine, func(t *testing.T) {
+		t.Run(string(engine), func(t *testing.T) {
 			s1 := testsupport.Server(t, testserver.Options{})
 			s2 := testsupport.Server(t, testserver.Options{TLS: true})
 			const n, c = 600, 4
@@ -305,12 +305,12 @@ func TestTargetsFileErrors(t *testing.T) {
 		cfg gb.Config
 		msg string
 	}{
-		{gb.Config{Targets: ts, Requests: 1}, "t.txt:3: -H Transfer-Encoding conflicts with the request framing gb sets"},
-		{gb.Config{Targets: ts[1:], Requests: 1}, "t.txt:3: -H Transfer-Encoding conflicts with the request framing gb sets"},
+		{gb.Config{Targets: ts, Requests: 1}, "t.txt:3: Config.Headers Transfer-Encoding conflicts with the request framing gb sets"},
+		{gb.Config{Targets: ts[1:], Requests: 1}, "t.txt:3: Config.Headers Transfer-Encoding conflicts with the request framing gb sets"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 2, Pipeline: 2},
-			"--pipeline with several targets is not supported: pipeline one URL at a time"},
+			"Config.Pipeline with several targets is not supported: pipeline one URL at a time"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Targets: []gb.Target{{URL: "http://"}}, Requests: 1}, `target 2: invalid URL "http://"`},
-		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 1, Order: "sideways"}, `unknown order "sideways" (want round-robin or random)`},
+		{gb.Config{URL: "http://127.0.0.1:1/", Targets: ts[:1], Requests: 1, Order: "sideways"}, `unknown Config.Order "sideways" (want round-robin or random)`},
 	} {
 		_, err := gb.NewPlan(tc.cfg)
 		var ce *gb.ConfigError

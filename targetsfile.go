@@ -168,5 +168,5 @@ func (p *targetsParser) pop() Target {
 func (p *targetsParser) where() string { return fmt.Sprintf("%s:%d", p.name, p.line) }
 
 func (p *targetsParser) errorf(format string, a ...any) error {
-	return configErr(false, "%s: %s", p.where(), fmt.Sprintf(format, a...))
+	return configErr("Targets", "%s: %s", p.where(), fmt.Sprintf(format, a...))
 }

@@ -45,6 +45,7 @@ type TargetReader struct {
 	json   bool
 	p      targetsParser // the http format's state; its name and line serve both formats
 	closer io.Closer     // the file OpenTargets opened; nil = none
+	read   int64         // targets Next returned
 }
 
 // NewTargetReader reads targets in format (TargetsHTTP, "" or
@@ -57,7 +58,7 @@ func NewTargetReader(name string, r io.Reader, format string) (*TargetReader, er
 	case TargetsJSON:
 		tr.json = true
 	default:
-		return nil, configErr(false, "unknown targets format %q (want %s or %s)", format, TargetsHTTP, TargetsJSON)
+		return nil, configErr("Targets", "unknown targets format %q (want %s or %s)", format, TargetsHTTP, TargetsJSON)
 	}
 	tr.sc.Buffer(make([]byte, 64<<10), maxTargetLine)
 	return tr, nil
@@ -71,7 +72,7 @@ func OpenTargets(path, format string) (*TargetReader, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, configErr(false, "cannot read targets file %s: %v", path, unwrapPath(err))
+		return nil, configErr("Targets", "cannot read targets file %s: %v", path, unwrapPath(err))
 	}
 	tr, err := NewTargetReader(path, f, format)
 	if err != nil {
@@ -92,8 +93,25 @@ func (tr *TargetReader) Close() error {
 
 // Next replaces *t with the next target. It returns ErrNoTargets at the
 // end of the input, and on a bad line a *ConfigError naming the file and
-// line ("targets.json:3: ..."), as ReadTargets does.
+// line ("targets.json:3: ..."), as ReadTargets does; an input without a
+// single target is a *ConfigError too ("targets.json: no targets").
 func (tr *TargetReader) Next(t *Target) error {
+	err := tr.next(t)
+	switch {
+	case err == nil:
+		tr.read++
+	case err == ErrNoTargets && tr.read == 0:
+		want := `"METHOD URL" lines`
+		if tr.json {
+			want = `one JSON object a line`
+		}
+		return configErr("Targets", "%s: no targets (want %s)", tr.p.name, want)
+	}
+	return err
+}
+
+// next is Next without the count.
+func (tr *TargetReader) next(t *Target) error {
 	if tr.json {
 		return tr.nextJSON(t)
 	}
@@ -123,33 +141,25 @@ func (tr *TargetReader) Next(t *Target) error {
 // scanErr is the scanner's error, naming the line it stopped in.
 func (tr *TargetReader) scanErr() error {
 	if err := tr.sc.Err(); err != nil {
-		return configErr(false, "%s:%d: %v", tr.p.name, tr.p.line+1, err)
+		return configErr("Targets", "%s:%d: %v", tr.p.name, tr.p.line+1, err)
 	}
 	return nil
 }
 
-// all reads every target to the end; none at all is an error.
+// all reads every target to the end; none at all is an error (Next's).
 func (tr *TargetReader) all() ([]Target, error) {
 	var ts []Target
 	for {
 		var t Target
 		err := tr.Next(&t)
 		if err == ErrNoTargets {
-			break
+			return ts, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		ts = append(ts, t)
 	}
-	if len(ts) == 0 {
-		want := `"METHOD URL" lines`
-		if tr.json {
-			want = `one JSON object a line`
-		}
-		return nil, configErr(false, "%s: no targets (want %s)", tr.p.name, want)
-	}
-	return ts, nil
 }
 
 // jsonTarget is a line of the JSON format.

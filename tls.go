@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 )
@@ -17,11 +16,11 @@ func (o TLS) config(host string) (*tls.Config, error) {
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read --cacert %s: %v", o.CAFile, unwrapPath(err))
+			return nil, configErr("TLS.CAFile", "cannot read {TLS.CAFile} %s: %v", o.CAFile, unwrapPath(err))
 		}
 		c.RootCAs = x509.NewCertPool()
 		if !c.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", o.CAFile)
+			return nil, configErr("TLS.CAFile", "{TLS.CAFile} %s holds no PEM certificate", o.CAFile)
 		}
 	}
 	if err := setProtocol(c, o.Protocol); err != nil {
@@ -33,11 +32,11 @@ func (o TLS) config(host string) (*tls.Config, error) {
 	if o.CertFile != "" {
 		pem, err := os.ReadFile(o.CertFile)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read -E %s: %v", o.CertFile, unwrapPath(err))
+			return nil, configErr("TLS.CertFile", "cannot read {TLS.CertFile} %s: %v", o.CertFile, unwrapPath(err))
 		}
 		cert, err := tls.X509KeyPair(pem, pem)
 		if err != nil {
-			return nil, fmt.Errorf("-E %s: %v", o.CertFile, err)
+			return nil, configErr("TLS.CertFile", "{TLS.CertFile} %s: %v", o.CertFile, err)
 		}
 		c.Certificates = []tls.Certificate{cert}
 	}
@@ -87,11 +86,11 @@ func setProtocol(c *tls.Config, p string) error {
 	case p == "" || up == "ALL":
 		return nil
 	case up == "SSL2" || up == "SSL3":
-		return configErr(false, "-f %s: Go does not speak SSL 2 or 3 (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
+		return configErr("TLS.Protocol", "{TLS.Protocol} %s: Go does not speak SSL 2 or 3 (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
 	default:
 		v, ok := versions[up]
 		if !ok {
-			return configErr(false, "-f %s: unknown protocol (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
+			return configErr("TLS.Protocol", "{TLS.Protocol} %s: unknown protocol (use TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)", p)
 		}
 		c.MinVersion, c.MaxVersion = v, v
 	}
@@ -111,7 +110,7 @@ func setCiphers(c *tls.Config, list string) error {
 	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ':' }) {
 		id, ok := byName[name]
 		if !ok {
-			return configErr(false, "-Z: unknown cipher suite %q (gb takes Go/IANA names, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", name)
+			return configErr("TLS.Ciphers", "{TLS.Ciphers}: unknown cipher suite %q (gb takes Go/IANA names, eg. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", name)
 		}
 		c.CipherSuites = append(c.CipherSuites, id)
 	}

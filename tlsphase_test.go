@@ -21,7 +21,7 @@ func TestTLSPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		for _, ka := range []bool{true, false} {
 			res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Concurrency: 2, Requests: 40,
 				KeepAlive: ka, Engine: engine, TLS: gb.TLS{Insecure: true}})
@@ -60,7 +60,7 @@ func TestTLSFailedNotOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Concurrency: 2, Requests: 6,
 			Engine: engine})
 		if err != nil {

@@ -36,7 +36,7 @@ func TestProxyTunnel(t *testing.T) {
 	srv, ca := tlsServer(t)
 	proxy := testsupport.StartRelay(t, &testsupport.Relay{Connect: true, Auth: "user:s3cret"})
 	host := strings.TrimPrefix(srv.TLSURL(), "https://")
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		for _, ka := range []bool{true, false} {
 			before := srv.Ledger().TLS
 			targets0, _ := proxy.Seen()
@@ -87,7 +87,7 @@ func TestProxyTunnelRefused(t *testing.T) {
 		{testsupport.StartRelay(t, &testsupport.Relay{Connect: true, Auth: "user:s3cret"}), "proxy refused CONNECT: 407 Proxy Authentication Required"},
 		{testsupport.StartRelay(t, &testsupport.Relay{Connect: true, HangUp: true}), "proxy closed the connection before answering CONNECT"},
 	} {
-		for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 			res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Proxy: tc.proxy.Addr,
 				TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: true, Concurrency: 2, Requests: 1000})
 			if err != nil {
@@ -164,7 +164,7 @@ func TestConnectToAndSNI(t *testing.T) {
 			target: "127.0.0.1:" + port},
 	} {
 		desc := fmt.Sprintf("--connect-to %v --sni %q -X %q", tc.cfg.ConnectTo, tc.cfg.TLS.ServerName, tc.cfg.Proxy)
-		for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+		for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 			before := srv.Ledger().TLS.Requests
 			_, seenBefore := fwd.Seen()
 			_, proxiedBefore := proxy.Seen()
@@ -230,7 +230,7 @@ func helloNames(seen []string) []string {
 func TestProxyTunnelHTTP2(t *testing.T) {
 	srv, ca := tlsServer(t)
 	proxy := testsupport.StartRelay(t, &testsupport.Relay{Connect: true})
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		before := srv.Ledger().TLS
 		targets0, _ := proxy.Seen()
 		res, err := gb.Run(context.Background(), gb.Config{URL: srv.TLSURL() + "/hello", Proxy: proxy.Addr, Protocol: gb.ProtocolHTTP2,

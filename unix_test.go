@@ -30,7 +30,7 @@ func TestUnixSocketNginx(t *testing.T) {
 	sock := filepath.Join(testsupport.SocketDir(t), "nginx.sock")
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{Extra: "listen unix:" + sock + ";"})
 	plusURL := "http+unix://" + url.PathEscape(sock) + "/small.txt"
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		for _, ka := range []bool{true, false} {
 			for _, cfg := range []gb.Config{
 				{URL: "http://localhost/small.txt", UnixSocket: sock},
@@ -44,7 +44,7 @@ func TestUnixSocketNginx(t *testing.T) {
 				}
 				after := ngx.Settled(t, before, res.Complete())
 				reqs, conns := after.Requests-before.Requests, after.Conns-before.Conns
-				name := engine + " " + cfg.URL
+				name := string(engine) + " " + cfg.URL
 				if res.Counts.Outcomes[stats.OK] != 200 || res.Complete() != reqs || res.Counts.Status[200] != after.Status[200]-before.Status[200] {
 					t.Errorf("%s keep-alive=%v: gb ok=%d complete=%d errors=%v, nginx logged %d", name, ka,
 						res.Counts.Outcomes[stats.OK], res.Complete(), res.Counts.Errors, reqs)
@@ -66,7 +66,7 @@ func TestUnixSocketNginx(t *testing.T) {
 func TestUnixSocketPipelined(t *testing.T) {
 	sock := filepath.Join(testsupport.SocketDir(t), "nginx.sock")
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{KeepaliveRequests: 100, Extra: "listen unix:" + sock + ";"})
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		before := ngx.Totals(t)
 		res, err := gb.Run(context.Background(), gb.Config{URL: "http://localhost/small.txt", UnixSocket: sock,
 			Engine: engine, Pipeline: 8, Concurrency: 2, Requests: 800})
@@ -130,7 +130,7 @@ func TestHTTPSOverUnixSocket(t *testing.T) {
 	srv, ca := tlsServer(t)
 	sock := filepath.Join(testsupport.SocketDir(t), "tls.sock")
 	fwd := testsupport.StartRelay(t, &testsupport.Relay{To: strings.TrimPrefix(srv.TLSURL(), "https://"), Socket: sock})
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		before := srv.Ledger().TLS.Requests
 		res, err := gb.Run(context.Background(), gb.Config{URL: "https+unix://" + url.PathEscape(sock) + "/hello",
 			TLS: gb.TLS{CAFile: ca}, Engine: engine, KeepAlive: true, Concurrency: 2, Requests: 30})
@@ -186,7 +186,7 @@ func TestUnixSocketFullBacklog(t *testing.T) {
 			}()
 		}
 	}()
-	for _, engine := range []string{gb.EngineLoop, gb.EngineGoroutine} {
+	for _, engine := range []gb.Engine{gb.EngineLoop, gb.EngineGoroutine} {
 		before := served.Load()
 		res, err := gb.Run(context.Background(), gb.Config{URL: "http://localhost/", UnixSocket: sock, Engine: engine,
 			Concurrency: 16, Requests: 160})

@@ -26,8 +26,8 @@ func TestWarmupMeasureWindow(t *testing.T) {
 	origin := time.Now()
 	readSelf = func() selfSample { now := time.Now(); return selfSample{at: now, cpu: now.Sub(origin)} }
 	defer func() { readSelf = readSelfNow }()
-	for _, engine := range []string{EngineLoop, EngineGoroutine} {
-		t.Run(engine, func(t *testing.T) {
+	for _, engine := range []Engine{EngineLoop, EngineGoroutine} {
+		t.Run(string(engine), func(t *testing.T) {
 			cfg := Config{URL: srv.URL() + "/hello", Concurrency: 2, Requests: 300, KeepAlive: true,
 				Warmup: 300 * time.Millisecond, Engine: engine}
 			dir := t.TempDir()

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -96,34 +96,13 @@ func parseAll(args []string, specs []flagSpec, o *options) ([]string, error) {
 	return append(rest[:k], more...), err
 }
 
-// fail prints err as one line (plus ab's usage for ab's usage errors) and
-// returns the exit code: 22 for usage errors, 1 otherwise.
-func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "gb: %v\n", err)
-	var ue *getopt.Error
-	var ce *gb.ConfigError
-	switch {
-	case errors.As(err, &ue):
-		if ue.Usage {
-			printUsage(stderr)
-		}
-	case errors.As(err, &ce):
-		if ce.Usage {
-			printUsage(stderr)
-		}
-	default:
-		return exitFailure
-	}
-	return exitUsage
-}
-
 // plan turns the command line into a checked gb.Plan: ab's own checks
 // first (in ab's order), then the output files and the body file, then
 // everything gb.NewPlan checks. Warnings during the run go to stderr.
 func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, error) {
 	cfg := o.cfg
 	cfg.URL = url
-	if cfg.Concurrency < 1 {
+	if cfg.Concurrency < 1 || cfg.Concurrency > gb.MaxConcurrency {
 		return nil, getopt.Errorf(true, "Invalid Concurrency [Range 1..%d]", gb.MaxConcurrency)
 	}
 	if o.requestsSet && cfg.Requests <= 0 {
@@ -140,6 +119,14 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	}
 	if cfg.Duration > 0 && !o.requestsSet {
 		cfg.Requests = 0 // -t alone: no count limit
+	}
+	if cfg.Requests > 0 && int64(cfg.Concurrency) > cfg.Requests && cfg.Shard.IsZero() { // a shard's share is gb.NewPlan's to check
+
+		return nil, getopt.Errorf(true, "Cannot use concurrency level greater than total number of requests")
+	}
+	if n := runtime.NumCPU(); cfg.CPUs > n {
+		fmt.Fprintf(stderr, "gb: warning: -G %d: this machine has %d cores; using %d\n", cfg.CPUs, n, n)
+		cfg.CPUs = n
 	}
 	if err := o.checkScript(); err != nil {
 		return nil, err

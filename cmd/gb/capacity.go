@@ -236,12 +236,5 @@ func commonError(errs map[string]int64) string {
 // failCapacity prints err as one line and returns its exit code: 22 for
 // the command line's mistakes, 1 for the rest.
 func failCapacity(stderr io.Writer, err error) int {
-	var ue *getopt.Error
-	var ce *gb.ConfigError
-	code := exitFailure
-	if errors.As(err, &ue) || errors.As(err, &ce) {
-		code = exitUsage
-	}
-	fmt.Fprintf(stderr, "gb capacity: %v\n", err)
-	return code
+	return failAs(stderr, "gb capacity", err, nil)
 }

@@ -50,8 +50,7 @@ Exit codes: 0 compared; 1 a file cannot be read; 22 usage; 99 a regression beyon
 func compareCmd(args []string, stdout, stderr io.Writer) int {
 	co, err := parseCompare(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "gb compare: %v\n", err)
-		return exitUsage
+		return failAs(stderr, "gb compare", asUsage(err), nil)
 	}
 	switch {
 	case co.help:
@@ -64,8 +63,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	inputs := make([]compare.Input, len(co.files))
 	for i, f := range co.files {
 		if inputs[i], err = compare.Read(f); err != nil {
-			fmt.Fprintf(stderr, "gb compare: %s\n", oneLine(err.Error()))
-			return exitFailure
+			return failAs(stderr, "gb compare", err, nil)
 		}
 	}
 	t := compare.Compare(inputs...)
@@ -73,8 +71,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gb compare: warning: %s\n", oneLine(w))
 	}
 	if err := t.WriteText(stdout); err != nil {
-		fmt.Fprintf(stderr, "gb compare: %v\n", err)
-		return exitFailure
+		return failAs(stderr, "gb compare", err, nil)
 	}
 	if co.top > 0 || co.diffDir != "" {
 		writeProfileDiffs(co, inputs, stdout, stderr)

@@ -85,15 +85,13 @@ func k8sCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 	}
 	ko := k8sOptions{job: k8s.Job{Name: "gb", Image: defaultImage}, startIn: time.Minute}
 	if err := parseK8s(args[1:], &ko); err != nil {
-		fmt.Fprintf(stderr, "gb k8s job: %v\n", err)
-		return exitUsage
+		return failAs(stderr, "gb k8s job", asUsage(err), nil)
 	}
 	ko.job.StartAt = time.Now().Add(ko.startIn).Truncate(time.Second).Add(time.Second)
 	ko.job.Wait = ko.startIn + 10*time.Minute
 	manifest, err := ko.job.Manifest()
 	if err != nil {
-		fmt.Fprintf(stderr, "gb k8s job: %v\n", err)
-		return exitUsage
+		return failAs(stderr, "gb k8s job", asUsage(err), nil)
 	}
 	if ko.out == "" {
 		fmt.Fprintf(stdout, "%s# Save this as %[2]s-job.yaml, then:\n", manifest, ko.job.Name)
@@ -140,7 +138,7 @@ func parseK8s(args []string, ko *k8sOptions) error {
 	}
 	cfg.Shard = gb.Shard{Index: ko.job.Parallelism - 1, Count: ko.job.Parallelism} // the smallest share
 	if _, err := cfg.Sharded(); err != nil {
-		_, why, _ := strings.Cut(err.Error(), ": ")
+		_, why, _ := strings.Cut(explain(err), ": ")
 		return getopt.Errorf(false, "--parallelism %d: %s", ko.job.Parallelism, why)
 	}
 	if err := k8sMetrics(&o.metrics, ko, &rest); err != nil {

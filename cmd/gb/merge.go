@@ -56,12 +56,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 		err = getopt.Errorf(false, "want the result files to merge (gb merge --help)")
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gb merge: %v\n", err)
-		return exitUsage
+		return failAs(stderr, "gb merge", asUsage(err), nil)
 	}
 	if err := distinctFiles(files); err != nil {
-		fmt.Fprintf(stderr, "gb merge: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return failAs(stderr, "gb merge", err, nil)
 	}
 	rs := make([]*gb.Result, len(files))
 	for i, f := range files {
@@ -72,12 +70,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 	}
 	res, err := merge(rs, mo.allowPartial)
 	if err != nil {
-		fmt.Fprintf(stderr, "gb merge: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return failAs(stderr, "gb merge", err, nil)
 	}
 	if err := report.Text(stdout, res, report.Options{}); err != nil {
-		fmt.Fprintf(stderr, "gb merge: %v\n", err)
-		return exitFailure
+		return failAs(stderr, "gb merge", err, nil)
 	}
 	ts, _ := threshold.ParseAll(mo.thresholds) // each was parsed with its flag
 	verdicts := threshold.Evaluate(ts, res)
@@ -85,8 +81,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int {
 		_ = threshold.WriteText(stdout, verdicts)
 	}
 	if err := writeAll([]reportFile{{"-o", mo.out, func(w io.Writer) error { return report.JSON(w, res) }}}, stdout); err != nil {
-		fmt.Fprintf(stderr, "gb merge: %v\n", err)
-		return exitFailure
+		return failAs(stderr, "gb merge", err, nil)
 	}
 	if !threshold.Passed(verdicts) {
 		return exitThresholds

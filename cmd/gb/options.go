@@ -144,9 +144,9 @@ var abSpecs = []flagSpec{
 		return err
 	}),
 	opt(0, "engine", "name", "How connections are driven: loop (event loops over epoll),\nloop-tasks (the same, every request on its coroutine), goroutine\n(one per connection) or auto (default: loop on Linux)", func(o *options, v string) error {
-		switch v {
-		case "auto", "loop", "loop-tasks", "goroutine":
-			o.cfg.Engine = v
+		switch e := gb.Engine(v); e {
+		case gb.EngineAuto, gb.EngineLoop, gb.EngineLoopTasks, gb.EngineGoroutine:
+			o.cfg.Engine = e
 			return nil
 		}
 		return errors.New("want auto, loop, loop-tasks or goroutine")
@@ -231,9 +231,9 @@ var abSpecs = []flagSpec{
 	}),
 	opt(0, "lazy", "", "Read --targets as the load needs them (a stream: --targets -),\nin bounded memory; its end ends the load", setBool(func(o *options) *bool { return &o.lazy })),
 	opt(0, "order", "order", "How requests are spread over several targets: round-robin\n(default) or random (--seed)", func(o *options, v string) error {
-		switch v {
+		switch order := gb.Order(v); order {
 		case gb.OrderRoundRobin, gb.OrderRandom:
-			o.cfg.Order = v
+			o.cfg.Order = order
 			return nil
 		}
 		return errors.New("want round-robin or random")

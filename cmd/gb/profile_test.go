@@ -105,7 +105,7 @@ func TestProfileWithoutPprof(t *testing.T) {
 				t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "gb: warning: --profile: no pprof at ") {
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "gb: warning: server profile: no pprof at ") {
 				t.Errorf("stderr %q, want one warning line", r.stderr)
 			}
 			if strings.Contains(r.stdout, "gb server profile:") {

@@ -219,17 +219,7 @@ func stepConfig(base gb.Config, l ramp.Load) gb.Config {
 // failRamp prints err as one line and returns its exit code; ab's usage
 // text never follows (gb ramp -h prints the ramp's).
 func failRamp(stderr io.Writer, err error) int {
-	var ue *getopt.Error
-	var ce *gb.ConfigError
-	code := exitFailure
-	switch {
-	case errors.As(err, &ue):
-		code = exitUsage
-	case errors.As(err, &ce):
-		code = exitUsage
-	}
-	fmt.Fprintf(stderr, "gb ramp: %v\n", err)
-	return code
+	return failAs(stderr, "gb ramp", err, nil)
 }
 
 // byRate reports whether the steps are rates.
@@ -270,14 +260,6 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return s, getopt.Errorf(false, "--rate-from %d for --step-time %v is less than one request", s.Levels[0], ro.stepTime)
 	}
 	return s, nil
-}
-
-// asUsage makes err a usage error (exit 22).
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return getopt.Errorf(false, "%v", err)
 }
 
 // checkFiles checks the output files before the first step; at most one

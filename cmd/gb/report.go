@@ -49,8 +49,7 @@ func reportCmd(args []string, stdout, stderr io.Writer, _ <-chan os.Signal) int 
 		err = getopt.Errorf(false, "want one result file (gb report --help)")
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gb report: %v\n", err)
-		return exitUsage
+		return failAs(stderr, "gb report", asUsage(err), nil)
 	}
 	b, err := stats.ReadResultFile(rest[0])
 	if err != nil {

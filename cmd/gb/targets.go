@@ -48,17 +48,8 @@ func (o *options) lazyTargets(cfg *gb.Config) error {
 	if err != nil {
 		return err
 	}
-	name, first := o.targetsFile, true
-	if name == "-" {
-		name = "stdin"
-	}
 	cfg.Targeter = func(t *gb.Target) error {
-		err := tr.Next(t)
-		if first && err == gb.ErrNoTargets { // NewPlan's call: an empty stream
-			err = &gb.ConfigError{Msg: name + ": no targets"}
-		}
-		first = false
-		return err
+		return tr.Next(t)
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func TestLazyTargetsCommandLine(t *testing.T) {
 		!strings.Contains(r.stdout, "Complete requests:      100\n") {
 		t.Errorf("bad line mid-stream: exit %d, want 1 and %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
 	}
-	if r := gbStdin(t, func(io.Writer) {}, "--lazy", "--targets", "-"); r.code != 22 || r.stderr != "gb: stdin: no targets\n" {
+	if r := gbStdin(t, func(io.Writer) {}, "--lazy", "--targets", "-"); r.code != 22 || r.stderr != "gb: stdin: no targets (want \"METHOD URL\" lines)\n" {
 		t.Errorf("empty stream: exit %d, stderr %q", r.code, r.stderr)
 	}
 	file := tempFile(t, "targets.json", `{"method":"GET","url":"http://127.0.0.1:1/"}`+"\n"+`{"url":"http://127.0.0.1:1/"}`+"\n")
