@@ -1,0 +1,148 @@
+package diagnose
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gb-bench/gb/stats"
+)
+
+// spinFor burns CPU without yielding for about d of its own running
+// (the loop checks the clock every few thousand rounds).
+//
+//go:noinline
+func spinFor(d time.Duration) uint64 {
+	x := uint64(88172645463325252)
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		for range 4096 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+	}
+	return x
+}
+
+// recordTrace records an execution trace of this process while work runs.
+func recordTrace(t *testing.T, work func()) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Skipf("cannot trace: %v", err) // another trace is running (go test -trace)
+	}
+	work()
+	trace.Stop()
+	return buf.Bytes()
+}
+
+// starvedWorkload serves requests over keep-alive connections while
+// 2×GOMAXPROCS goroutines spin, and runs one GC (a stop-the-world): the
+// requests' goroutines must wait for a P behind the spinners. Nothing in
+// it depends on speed: the spinners outnumber the Ps whatever the
+// machine, and the request goroutines run only when given one.
+func starvedWorkload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() { spinFor(50 * time.Millisecond) })
+	}
+	c := srv.Client()
+	for range 20 {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	runtime.GC()
+	wg.Wait()
+	c.CloseIdleConnections()
+}
+
+// TestSchedulingTrace analyses a trace recorded in this process with a
+// scripted workload: goroutines outnumbering the Ps, an HTTP server's
+// requests, a GC. It checks what the workload guarantees, never a
+// duration's size: waits were measured and ordered, a stop-the-world was
+// seen, the Ps are GOMAXPROCS, the serving goroutines were found and ran.
+func TestSchedulingTrace(t *testing.T) {
+	data := recordTrace(t, func() { starvedWorkload(t) })
+	s, err := Scheduling(bytes.NewReader(data), TraceLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes: %+v", len(data), *s)
+	if s.Truncated != "" || s.Events == 0 || s.Traced <= 0 {
+		t.Errorf("truncated %q, %d events over %v", s.Truncated, s.Events, s.Traced)
+	}
+	if s.Procs != runtime.GOMAXPROCS(0) {
+		t.Errorf("procs %d, GOMAXPROCS %d", s.Procs, runtime.GOMAXPROCS(0))
+	}
+	if s.Waits == 0 || s.WaitP50 <= 0 || s.WaitP99 < s.WaitP50 || s.WaitMax < s.WaitP99 {
+		t.Errorf("waits %d: p50 %v p99 %v max %v", s.Waits, s.WaitP50, s.WaitP99, s.WaitMax)
+	}
+	if s.STW == 0 || s.STWMax <= 0 || s.STWTotal < s.STWMax {
+		t.Errorf("stop-the-world: %d, total %v, longest %v", s.STW, s.STWTotal, s.STWMax)
+	}
+	if s.ServingShare <= 0 || s.OtherShare <= 0 || s.ServingShare+s.OtherShare > 1 {
+		t.Errorf("serving share %v, other share %v", s.ServingShare, s.OtherShare)
+	}
+	for name, v := range map[string]float64{"busy": s.Busy, "idle while runnable": s.IdleWhileRunnable, "starved": s.Starved} {
+		if v < 0 || v > 1 {
+			t.Errorf("%s %v out of 0..1", name, v)
+		}
+	}
+	if s.Busy == 0 || s.Starved == 0 {
+		t.Errorf("busy %v, starved %v: spinners outnumbering the Ps left none idle", s.Busy, s.Starved)
+	}
+}
+
+// TestSchedulingTraceCaps: a cap on bytes or events, or a trace cut
+// short, gives the analysis of what was read and says so; garbage and an
+// empty trace are one error each, never a panic.
+func TestSchedulingTraceCaps(t *testing.T) {
+	data := recordTrace(t, func() { starvedWorkload(t) })
+	full, err := Scheduling(bytes.NewReader(data), TraceLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Scheduling(bytes.NewReader(data), TraceLimits{MaxEvents: full.Events / 2})
+	if err != nil || !strings.Contains(s.Truncated, "events (gb's cap)") || s.Events != full.Events/2 {
+		t.Errorf("event cap: %v, %+v", err, s)
+	}
+	s, err = Scheduling(bytes.NewReader(data), TraceLimits{MaxGoroutines: 1})
+	if err != nil || !strings.Contains(s.Truncated, "goroutines beyond gb's cap of 1") {
+		t.Errorf("goroutine cap: %v, %+v", err, s)
+	}
+	for _, cut := range []int{len(data) / 2, len(data) - 1} {
+		s, err = Scheduling(bytes.NewReader(data[:cut]), TraceLimits{})
+		if err == nil && s.Truncated == "" {
+			t.Errorf("cut at %d of %d bytes: nothing said", cut, len(data))
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("a multi-line error: %q", err)
+		}
+	}
+	s, err = Scheduling(bytes.NewReader(data), TraceLimits{MaxBytes: int64(len(data) / 2)})
+	if err == nil && !strings.Contains(s.Truncated, "MiB of the trace (gb's cap)") {
+		t.Errorf("byte cap: %+v", s)
+	}
+	for _, bad := range []string{"", "go 1.26 trace\x00\x00\x00\x00", "<html>not a trace</html>", "go 1.99 trace\x00\x00\x00\x00"} {
+		if s, err := Scheduling(strings.NewReader(bad), TraceLimits{}); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %+v, %v", bad, s, err)
+		}
+	}
+}
+
+// keep the stats import used by helpers below.
+var _ = stats.DiagnosisScheduling{}
