@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"runtime/trace"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,5 +145,67 @@ func TestSchedulingTraceCaps(t *testing.T) {
 	}
 }
 
-// keep the stats import used by helpers below.
-var _ = stats.DiagnosisScheduling{}
+// TestVerdictScheduling: requests' wait for a P ranks against the other
+// causes in the share the server's other goroutines ran (scripted
+// analyses, no trace): behind busy goroutines of its own the server is
+// bound by scheduling; busy with its requests alone (a CPU-bound server
+// queueing for CPU) it is bound by its CPU, however long the queue.
+func TestVerdictScheduling(t *testing.T) {
+	cpu := build("cpu", "nanoseconds", map[string]int64{
+		"example.com/app.spin;example.com/app.startWorkers.func1": 900 * ms,
+		"example.com/app.handler" + serveStack:                    100 * ms,
+	})
+	for _, tc := range []struct {
+		name  string
+		other float64
+		bound string
+	}{
+		{"starved by other goroutines", 0.9, "scheduling"},
+		{"queueing for CPU", 0.01, User},
+	} {
+		b := New(1000, []string{"cpu", "trace"})
+		b.CPU(cpu, time.Second, time.Second) // 1ms of CPU per request
+		// The trace covers half the load: 500 of its responses waited 5s.
+		b.Trace(&stats.DiagnosisScheduling{Traced: time.Second, ServingWait: 5 * time.Second, OtherShare: tc.other,
+			WaitP50: time.Millisecond, WaitP99: 40 * time.Millisecond}, 2*time.Second, "")
+		d := b.Done()
+		if d.Bound != tc.bound || d.Scheduling == nil || d.Scheduling.RequestWait != 10*time.Millisecond {
+			t.Errorf("%s: bound %q (%s), %+v", tc.name, d.Bound, d.Verdict, d.Scheduling)
+		}
+		if tc.bound == "scheduling" && (!strings.Contains(d.Verdict, "example.com/app.spin") || d.Scheduling.Starving != 9*time.Millisecond) {
+			t.Errorf("%s: %s; %+v", tc.name, d.Verdict, d.Scheduling)
+		}
+		if slices.ContainsFunc(d.Missing, func(m string) bool { return strings.HasPrefix(m, "scheduling:") }) {
+			t.Errorf("%s: missing %q", tc.name, d.Missing)
+		}
+	}
+}
+
+// TestSchedulingMissing: the missing lines say why there is no
+// scheduling part, or that it is partial.
+func TestSchedulingMissing(t *testing.T) {
+	for _, tc := range []struct {
+		kinds []string
+		s     *stats.DiagnosisScheduling
+		why   string
+		want  string
+	}{
+		{[]string{"cpu"}, nil, "", "scheduling: not captured: add trace to --profile"},
+		{[]string{"trace"}, nil, "", "scheduling: no execution trace was captured (see the profile notes)"},
+		{[]string{"trace"}, nil, "the trace could not be analysed: x", "scheduling: the trace could not be analysed: x"},
+		{[]string{"trace"}, &stats.DiagnosisScheduling{Traced: time.Second, Truncated: "analysed the first 64 MiB of the trace (gb's cap)"}, "",
+			"scheduling: analysed the first 64 MiB of the trace (gb's cap)"},
+	} {
+		b := New(0, tc.kinds)
+		if tc.s != nil || tc.want != "" {
+			b.Trace(tc.s, time.Second, tc.why)
+		}
+		d := b.Done()
+		if !slices.ContainsFunc(d.Missing, func(m string) bool { return strings.HasPrefix(m, tc.want) }) {
+			t.Errorf("%v: missing %q, want %q", tc.kinds, d.Missing, tc.want)
+		}
+		if tc.s != nil && (d.Scheduling.RequestWait != -1 || d.Scheduling.Starving != -1) {
+			t.Errorf("no requests: %+v", d.Scheduling)
+		}
+	}
+}
