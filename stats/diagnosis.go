@@ -90,8 +90,9 @@ type GoroutineGrowth struct {
 
 // DiagnosisScheduling is the scheduler as the server's execution trace
 // shows it (the trace covers the load's first second or less: Traced).
-// Goroutines are told apart by their stacks: serving goroutines are
-// net/http's connection goroutines and HTTP/2 handler goroutines; the
+// Goroutines are told apart by their stacks: serving goroutines have
+// net/http or golang.org/x/net/http2 on their stack (connection and
+// handler goroutines, their background reads, the accept loop); the
 // runtime's are those whose outermost function is the runtime's (GC
 // workers, the sweeper...); those with runtime/trace, runtime/pprof or
 // net/http/pprof on their stack answer gb's own profile requests; the

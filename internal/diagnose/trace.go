@@ -16,12 +16,15 @@ import (
 // or hostile trace costs gb bounded memory and time. The zero value of
 // each field means its default.
 type TraceLimits struct {
-	// MaxBytes is how much of the trace is read. The parser holds one
-	// generation (about a second of the trace) at a time, so its memory
-	// is a few times the bytes of the largest generation read. Zero means
-	// 64 MiB.
+	// MaxBytes is how much of the trace is read (it bounds the time:
+	// about 1.5 s of CPU per 10 MiB on a slow core). Zero means 64 MiB.
 	MaxBytes int64
-	// MaxEvents is how many events are analysed. Zero means 20 000 000.
+	// MaxGeneration caps one generation of the trace (the runtime starts
+	// a new one about every second): the parser holds a whole generation
+	// before it yields its events, so this bounds its memory, at about
+	// twice this many bytes. Zero means 32 MiB.
+	MaxGeneration int64
+	// MaxEvents is how many events are analysed. Zero means 10 000 000.
 	MaxEvents int64
 	// MaxGoroutines is how many goroutines are followed at once; the
 	// goroutines beyond it count in the run queue and P counts but in no
@@ -30,7 +33,8 @@ type TraceLimits struct {
 }
 
 func (l TraceLimits) maxBytes() int64  { return orDefault(l.MaxBytes, 64<<20) }
-func (l TraceLimits) maxEvents() int64 { return orDefault(l.MaxEvents, 20_000_000) }
+func (l TraceLimits) maxGen() int64    { return orDefault(l.MaxGeneration, 32<<20) }
+func (l TraceLimits) maxEvents() int64 { return orDefault(l.MaxEvents, 10_000_000) }
 func (l TraceLimits) maxGoroutines() int {
 	return int(orDefault(int64(l.MaxGoroutines), 1<<18))
 }
@@ -98,7 +102,7 @@ type schedScan struct {
 // Requests are not in the trace: Scheduling leaves RequestWait and
 // Blamed zero; Builder.Trace sets them from the load.
 func Scheduling(r io.Reader, lim TraceLimits) (*stats.DiagnosisScheduling, error) {
-	cr := &countReader{r: r, left: lim.maxBytes()}
+	cr := &countReader{r: r, left: lim.maxBytes(), gen: lim.maxGen()}
 	tr, err := trace.NewReader(cr)
 	if err != nil {
 		return nil, fmt.Errorf("not a Go execution trace: %v", err)
@@ -107,8 +111,9 @@ func Scheduling(r io.Reader, lim TraceLimits) (*stats.DiagnosisScheduling, error
 		waits: hdrhistogram.New(1, int64(time.Hour), 2)}
 	var stop string
 	for {
+		cr.since = 0
 		ev, err := tr.ReadEvent()
-		if err == io.EOF {
+		if err == io.EOF && !cr.capped {
 			break
 		}
 		if err != nil {
@@ -124,7 +129,7 @@ func Scheduling(r io.Reader, lim TraceLimits) (*stats.DiagnosisScheduling, error
 	}
 	if s.last == s.first { // at most a sync event: no time to analyse
 		if stop != "" {
-			return nil, errors.New("no events in the trace: " + stop)
+			return nil, errors.New("nothing to analyse: " + strings.TrimSuffix(stop, ": analysed what came before"))
 		}
 		return nil, errors.New("no events in the trace")
 	}
@@ -133,7 +138,10 @@ func Scheduling(r io.Reader, lim TraceLimits) (*stats.DiagnosisScheduling, error
 
 // cut says why the stream ended early on err.
 func (s *schedScan) cut(cr *countReader, err error) string {
-	if cr.capped {
+	switch {
+	case cr.bigGen:
+		return fmt.Sprintf("a generation of the trace (about a second) is larger than gb's cap of %d MiB: analysed what came before", s.lim.maxGen()>>20)
+	case cr.capped:
 		return fmt.Sprintf("analysed the first %d MiB of the trace (gb's cap)", s.lim.maxBytes()>>20)
 	}
 	return fmt.Sprintf("the trace ends early (%v): analysed what came before", oneLine(err))
@@ -277,7 +285,8 @@ func (s *schedScan) look(g *gState, ev trace.Event, st trace.StateTransition, id
 // role classifies a goroutine by one of its stacks (innermost first):
 // profiling when runtime/trace, runtime/pprof or net/http/pprof is on it
 // (the server answering gb's own profile requests); serving when
-// net/http's connection or HTTP/2 handler function is; runtime when its
+// net/http or golang.org/x/net/http2 is (connection and handler
+// goroutines, their background reads, the accept loop); runtime when its
 // outermost function (below runtime.goexit) is the runtime's; else
 // other. roleUnknown when the stack has no frames.
 func role(stk trace.Stack) uint8 {
@@ -287,7 +296,7 @@ func role(stk trace.Stack) uint8 {
 			strings.HasPrefix(f.Func, "net/http/pprof.") {
 			return roleProfiling
 		}
-		if f.Func == "net/http.(*conn).serve" || strings.HasSuffix(f.Func, "serverConn).runHandler") {
+		if strings.HasPrefix(f.Func, "net/http.") || strings.HasPrefix(f.Func, "golang.org/x/net/http2.") {
 			serving = true
 		}
 		if f.Func != "runtime.goexit" {
@@ -351,24 +360,29 @@ func (s *schedScan) result(stop string) *stats.DiagnosisScheduling {
 	return out
 }
 
-// countReader reads at most left bytes of r and notes when it stopped
-// there.
+// countReader reads at most left bytes of r, and at most gen bytes
+// between two resets of since (the reads of one ReadEvent: at most a
+// generation), and notes which cap stopped it.
 type countReader struct {
-	r      io.Reader
-	left   int64
-	capped bool
+	r              io.Reader
+	left, gen      int64
+	since          int64 // bytes read since the caller last reset it
+	capped, bigGen bool
 }
 
+// errCapped ends the stream at a cap (not io.EOF: the parser would take
+// that for the trace's end).
+var errCapped = errors.New("stopped at gb's cap")
+
 func (c *countReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		c.capped = true
-		return 0, io.EOF
+	if c.left <= 0 || c.since >= c.gen {
+		c.capped, c.bigGen = true, c.since >= c.gen
+		return 0, errCapped
 	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
+	p = p[:min(int64(len(p)), c.left, c.gen-c.since)]
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	c.since += int64(n)
 	return n, err
 }
 

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,8 +56,9 @@ func starvedWorkload(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer srv.Close()
 	var wg sync.WaitGroup
+	var sink atomic.Uint64
 	for range 2 * runtime.GOMAXPROCS(0) {
-		wg.Go(func() { spinFor(50 * time.Millisecond) })
+		wg.Go(func() { sink.Add(spinFor(50 * time.Millisecond)) })
 	}
 	c := srv.Client()
 	for range 20 {
@@ -207,5 +210,55 @@ func TestSchedulingMissing(t *testing.T) {
 		if tc.s != nil && (d.Scheduling.RequestWait != -1 || d.Scheduling.Starving != -1) {
 			t.Errorf("no requests: %+v", d.Scheduling)
 		}
+	}
+}
+
+// endlessGeneration is a hostile trace: a valid header, then well-formed
+// event batches of one generation that never ends.
+type endlessGeneration struct {
+	buf  []byte
+	sent int64
+}
+
+func (e *endlessGeneration) Read(p []byte) (int, error) {
+	if len(e.buf) == 0 {
+		if e.sent == 0 {
+			e.buf = []byte("go 1.26 trace\x00\x00\x00")
+		}
+		const size = 60000
+		b := []byte{1}                    // EvEventBatch
+		b = binary.AppendUvarint(b, 1)    // generation
+		b = binary.AppendUvarint(b, 1)    // M
+		b = binary.AppendUvarint(b, 1)    // timestamp
+		b = binary.AppendUvarint(b, size) // length
+		e.buf = append(append(e.buf, b...), make([]byte, size)...)
+	}
+	n := copy(p, e.buf)
+	e.buf = e.buf[n:]
+	e.sent += int64(n)
+	return n, nil
+}
+
+// TestSchedulingHostileTrace: a generation that never ends stops at the
+// generation cap, and the analysis allocates a bounded multiple of that
+// cap (a byte count, whatever the speed), however much the trace offers.
+func TestSchedulingHostileTrace(t *testing.T) {
+	for _, lim := range []TraceLimits{{MaxGeneration: 8 << 20}, {MaxBytes: 8 << 20}} {
+		src := &endlessGeneration{}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := Scheduling(src, lim)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "gb's cap") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %+v, %v", lim, s, err)
+		}
+		if src.sent > 9<<20 {
+			t.Errorf("%+v: read %d MiB", lim, src.sent>>20)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("%+v: the analysis allocated %d MiB", lim, grew>>20)
+		}
+		t.Logf("%+v: %v; read %d MiB, allocated %d MiB", lim, err, src.sent>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
 	}
 }
