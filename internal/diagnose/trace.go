@@ -283,8 +283,9 @@ func (s *schedScan) look(g *gState, ev trace.Event, st trace.StateTransition, id
 }
 
 // role classifies a goroutine by one of its stacks (innermost first):
-// profiling when runtime/trace, runtime/pprof or net/http/pprof is on it
-// (the server answering gb's own profile requests); serving when
+// profiling when runtime/trace, runtime/pprof, net/http/pprof or the
+// runtime's tracer is on it (the server answering gb's own profile
+// requests); serving when
 // net/http or golang.org/x/net/http2 is (connection and handler
 // goroutines, their background reads, the accept loop); runtime when its
 // outermost function (below runtime.goexit) is the runtime's; else
@@ -292,8 +293,7 @@ func (s *schedScan) look(g *gState, ev trace.Event, st trace.StateTransition, id
 func role(stk trace.Stack) uint8 {
 	outer, serving := "", false
 	for f := range stk.Frames() {
-		if strings.HasPrefix(f.Func, "runtime/trace.") || strings.HasPrefix(f.Func, "runtime/pprof.") ||
-			strings.HasPrefix(f.Func, "net/http/pprof.") {
+		if profilingFunc(f.Func) {
 			return roleProfiling
 		}
 		if strings.HasPrefix(f.Func, "net/http.") || strings.HasPrefix(f.Func, "golang.org/x/net/http2.") {
@@ -314,14 +314,26 @@ func role(stk trace.Stack) uint8 {
 	return roleOther
 }
 
-// finish adds a goroutine's totals to its role's.
+// profilingFunc reports whether fn is part of answering a profile or trace
+// request: runtime/trace, runtime/pprof, net/http/pprof, or the
+// runtime's tracer (its generation advancer, its CPU sample reader).
+func profilingFunc(fn string) bool {
+	for _, p := range []string{"runtime/trace.", "runtime/pprof.", "net/http/pprof.", "runtime.trace", "runtime.(*trace"} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// finish adds a goroutine's totals to its role's. A span still open at
+// the trace's end does not count: the goroutine that stops the trace
+// shows as running from its last start until the trace ends, however
+// long stopping takes.
 func (s *schedScan) finish(g *gState) {
 	r := g.role
 	if r == roleUnknown {
 		r = roleOther
-	}
-	if g.running != 0 && s.last > g.running {
-		g.run += int64(s.last.Sub(g.running))
 	}
 	s.roleWait[r] += g.wait
 	s.roleRun[r] += g.run
