@@ -242,6 +242,9 @@ func (b *Builder) verdict(d *stats.Diagnosis, memCPU time.Duration) (string, str
 		cs = append(cs, cand{"scheduling", s.Starving, schedAdvice(d)})
 	}
 	if len(cs) == 0 {
+		if d.Scheduling != nil {
+			return "", "nothing to rank: no CPU, contention or goroutine profile was captured, and the trace shows no request waiting for a P behind other goroutines"
+		}
 		return "", "nothing to rank: no CPU, contention or goroutine profile was captured"
 	}
 	slices.SortStableFunc(cs, func(a, c cand) int { return cmp.Compare(c.per, a.per) })
