@@ -17,7 +17,8 @@ import (
 // each field means its default.
 type TraceLimits struct {
 	// MaxBytes is how much of the trace is read (it bounds the time:
-	// about 1.5 s of CPU per 10 MiB on a slow core). Zero means 64 MiB.
+	// about 0.75 s of CPU per 10 MiB on this project's
+	// 2-core machine). Zero means 64 MiB.
 	MaxBytes int64
 	// MaxGeneration caps one generation of the trace (the runtime starts
 	// a new one about every second): the parser holds a whole generation
