@@ -101,12 +101,18 @@ type schedScan struct {
 // so in Scheduling.Truncated. It fails only when nothing could be read.
 //
 // Requests are not in the trace: Scheduling leaves RequestWait and
-// Blamed zero; Builder.Trace sets them from the load.
-func Scheduling(r io.Reader, lim TraceLimits) (*stats.DiagnosisScheduling, error) {
+// Starving zero; Builder.Trace sets them from the load. The trace is
+// untrusted: a panic of the parser on it is returned as an error.
+func Scheduling(r io.Reader, lim TraceLimits) (_ *stats.DiagnosisScheduling, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the trace parser failed: %s", oneLine(fmt.Errorf("%v", p)))
+		}
+	}()
 	cr := &countReader{r: r, left: lim.maxBytes(), gen: lim.maxGen()}
 	tr, err := trace.NewReader(cr)
 	if err != nil {
-		return nil, fmt.Errorf("not a Go execution trace: %v", err)
+		return nil, fmt.Errorf("cannot read the trace's header: %s", oneLine(err))
 	}
 	s := &schedScan{lim: lim, gs: map[trace.GoID]*gState{}, proc: map[trace.ProcID]trace.ProcState{},
 		waits: hdrhistogram.New(1, int64(time.Hour), 2)}

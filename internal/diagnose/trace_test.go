@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -260,5 +261,23 @@ func TestSchedulingHostileTrace(t *testing.T) {
 			t.Errorf("%+v: the analysis allocated %d MiB", lim, grew>>20)
 		}
 		t.Logf("%+v: %v; read %d MiB, allocated %d MiB", lim, err, src.sent>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
+	}
+}
+
+// TestSchedulingCorruptTrace: a real trace with bytes changed here and
+// there (a fixed seed) gives an analysis or one single-line error each
+// time, never a panic or a hang.
+func TestSchedulingCorruptTrace(t *testing.T) {
+	data := recordTrace(t, func() { starvedWorkload(t) })
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 60 {
+		bad := bytes.Clone(data)
+		for range 1 + i%4 {
+			bad[16+rng.IntN(len(bad)-16)] ^= byte(1 + rng.IntN(255))
+		}
+		s, err := Scheduling(bytes.NewReader(bad), TraceLimits{})
+		if err != nil && strings.Contains(err.Error(), "\n") || err == nil && s == nil {
+			t.Errorf("mutation %d: %+v, %q", i, s, err)
+		}
 	}
 }
