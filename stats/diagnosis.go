@@ -10,7 +10,8 @@ import "time"
 type Diagnosis struct {
 	// Bound is the cause that bounds the server now: "user_cpu",
 	// "http_stack", "gc", "scheduler", "syscalls", "runtime", "other",
-	// "contention", "goroutine_leak", or "" when nothing was measured.
+	// "contention", "scheduling", "goroutine_leak", or "" when nothing
+	// was measured.
 	Bound string `json:"bound"`
 	// Verdict is Bound as one sentence a developer acts on.
 	Verdict    string               `json:"verdict"`
@@ -18,7 +19,8 @@ type Diagnosis struct {
 	GC         *DiagnosisGC         `json:"gc,omitempty"`
 	Contention []DiagnosisWait      `json:"contention,omitempty"` // the user code's waits, largest first
 	Goroutines *DiagnosisGoroutines `json:"goroutines,omitempty"`
-	Missing    []string             `json:"missing,omitempty"` // what was not captured, and how to add it
+	Scheduling *DiagnosisScheduling `json:"scheduling,omitempty"` // from the execution trace (--profile with trace)
+	Missing    []string             `json:"missing,omitempty"`    // what was not captured, and how to add it
 }
 
 // DiagnosisCPU is the server's CPU time split by cause.
@@ -84,4 +86,62 @@ type DiagnosisGoroutines struct {
 type GoroutineGrowth struct {
 	Stack string `json:"stack"` // innermost user function first, " < " between frames (untrusted)
 	Added int64  `json:"added"`
+}
+
+// DiagnosisScheduling is the scheduler as the server's execution trace
+// shows it (the trace covers the load's first second or less: Traced).
+// Goroutines are told apart by their stacks: serving goroutines have
+// net/http or golang.org/x/net/http2 on their stack (connection and
+// handler goroutines, their background reads, the accept loop); the
+// runtime's are those whose outermost function is the runtime's (GC
+// workers, the sweeper...); those with runtime/trace, runtime/pprof or
+// net/http/pprof on their stack answer gb's own profile requests; the
+// rest are the server's other goroutines.
+type DiagnosisScheduling struct {
+	Traced time.Duration `json:"traced_ns"` // wall time from the first event analysed to the last
+	Procs  int           `json:"procs"`     // the most Ps seen at once (GOMAXPROCS)
+	Events int64         `json:"events"`    // events analysed
+	// Waits counts the runnable→running transitions measured (a
+	// goroutine already runnable when the trace began is not); WaitP50,
+	// WaitP99 and WaitMax are their latencies, over every goroutine: how
+	// long a runnable goroutine waited for a P.
+	Waits   int64         `json:"waits"`
+	WaitP50 time.Duration `json:"wait_p50_ns"`
+	WaitP99 time.Duration `json:"wait_p99_ns"`
+	WaitMax time.Duration `json:"wait_max_ns"`
+	// STW counts the stop-the-world pauses in the trace (GC and others);
+	// STWTotal is their sum and STWMax the longest.
+	STW      int64         `json:"stw"`
+	STWTotal time.Duration `json:"stw_total_ns"`
+	STWMax   time.Duration `json:"stw_max_ns"`
+	// ServingWait is the serving goroutines' runnable→running time in the
+	// trace, summed.
+	ServingWait time.Duration `json:"serving_wait_ns"`
+	// RequestWait is ServingWait per response: the time a request's
+	// goroutines waited for a P, per request (the trace's responses
+	// estimated as the load's × the share of the load the trace
+	// covered); -1 when unknown (no requests).
+	RequestWait time.Duration `json:"request_wait_per_request_ns"`
+	// Starving is the part of RequestWait that the server's other
+	// goroutines caused: RequestWait × OtherShare. It is what the
+	// diagnosis ranks against the other causes' costs per request.
+	Starving time.Duration `json:"starving_per_request_ns"`
+	// ServingShare and OtherShare are the serving goroutines' and the
+	// server's other goroutines' shares of the time goroutines ran (the
+	// runtime's and the profiling ones make up the rest), 0..1.
+	ServingShare float64 `json:"serving_share"`
+	OtherShare   float64 `json:"other_share"`
+	// Busy is the share of the Ps' time spent running (0..1);
+	// IdleWhileRunnable is the share of the Ps' time spent idle while a
+	// goroutine was runnable (P·time idle while the run queue was not
+	// empty, counting at most one idle P per runnable goroutine): work
+	// the scheduler had but did not hand out. Starved is the share of
+	// the traced wall time in which every P ran and at least one
+	// goroutine waited for one.
+	Busy              float64 `json:"busy"`
+	IdleWhileRunnable float64 `json:"idle_while_runnable"`
+	Starved           float64 `json:"starved"`
+	// Truncated says why the analysis stopped before the trace's end (a
+	// cap of gb's, a trace cut short); "" when it read it all.
+	Truncated string `json:"truncated,omitempty"`
 }

@@ -23,6 +23,8 @@ type Builder struct {
 	waitSum  map[string]int64                 // user code's wait by kind, ns
 	emptied  map[string]bool                  // kind captured with no samples
 	gor      *stats.DiagnosisGoroutines
+	sched    *stats.DiagnosisScheduling
+	traceErr string // why the trace gave no analysis
 }
 
 // New starts a diagnosis of a load of requests responses for which the
@@ -75,6 +77,24 @@ func (b *Builder) Goroutines(before, during, after *profile.Profile) {
 	b.gor = goroutines(before, during, after, b.requests)
 }
 
+// Trace takes the analysis of the execution trace (Scheduling) of a load
+// that lasted load, and sets its per-request parts: the trace's
+// responses are estimated as the load's × the share of the load the
+// trace covered. A nil s with a non-empty why says why there is none.
+func (b *Builder) Trace(s *stats.DiagnosisScheduling, load time.Duration, why string) {
+	if s == nil {
+		b.traceErr = why
+		return
+	}
+	s.RequestWait, s.Starving = -1, -1
+	if b.requests > 0 && load > 0 && s.Traced > 0 {
+		n := float64(b.requests) * min(float64(s.Traced)/float64(load), 1)
+		s.RequestWait = time.Duration(float64(s.ServingWait) / max(n, 1))
+		s.Starving = time.Duration(float64(s.RequestWait) * s.OtherShare)
+	}
+	b.sched = s
+}
+
 // Done ranks the summaries into the diagnosis.
 func (b *Builder) Done() *stats.Diagnosis {
 	d := &stats.Diagnosis{}
@@ -93,6 +113,7 @@ func (b *Builder) Done() *stats.Diagnosis {
 		d.Contention = append(d.Contention, b.waits[k]...)
 	}
 	d.Goroutines = b.gor
+	d.Scheduling = b.sched
 	d.Missing = b.missingParts()
 	d.Bound, d.Verdict = b.verdict(d, memCPU)
 	return d
@@ -167,12 +188,25 @@ func (b *Builder) missingParts() []string {
 	if !asked("goroutine") {
 		out = append(out, "goroutines: not captured: add goroutine to --profile to check for leaks")
 	}
+	switch {
+	case !asked("trace"):
+		out = append(out, "scheduling: not captured: add trace to --profile for the scheduler's waits and stop-the-world pauses")
+	case b.sched == nil:
+		out = append(out, "scheduling: "+cmp.Or(b.traceErr, "no execution trace was captured (see the profile notes)"))
+	case b.sched.Truncated != "":
+		out = append(out, "scheduling: "+b.sched.Truncated)
+	}
 	return out
 }
 
 // verdict names the bound: a goroutine leak first (a defect, whatever it
 // costs now), else the largest cost per request among the CPU classes
-// (GC and allocation together) and the user code's waits.
+// (GC and allocation together), the user code's waits, and the time
+// requests waited for a P because the server's other goroutines held
+// them (Scheduling.Starving: a request's wait for a CPU, in the share of
+// the running time that went to goroutines that neither serve requests
+// nor are the runtime's; a server busy with its requests alone queues
+// for CPU, and then its CPU per request is what to cut).
 func (b *Builder) verdict(d *stats.Diagnosis, memCPU time.Duration) (string, string) {
 	if g := d.Goroutines; g != nil && g.Leak {
 		where := ""
@@ -204,7 +238,13 @@ func (b *Builder) verdict(d *stats.Diagnosis, memCPU time.Duration) (string, str
 			"lock and channel waits: the server's code waits %s per request in %s (%s profile); hold the lock for less time or shard it",
 			us(w.PerRequest), w.Site, w.Kind)})
 	}
+	if s := d.Scheduling; s != nil && s.Starving > 0 {
+		cs = append(cs, cand{"scheduling", s.Starving, schedAdvice(d)})
+	}
 	if len(cs) == 0 {
+		if d.Scheduling != nil {
+			return "", "nothing to rank: no CPU, contention or goroutine profile was captured, and the trace shows no request waiting for a P behind other goroutines"
+		}
 		return "", "nothing to rank: no CPU, contention or goroutine profile was captured"
 	}
 	slices.SortStableFunc(cs, func(a, c cand) int { return cmp.Compare(c.per, a.per) })
@@ -226,6 +266,25 @@ func (b *Builder) topWait() *stats.DiagnosisWait {
 	w := ws[0]
 	w.PerRequest = time.Duration(float64(b.waitSum[kind]) / float64(max(b.requests, 1)))
 	return &w
+}
+
+// schedAdvice is the sentence for requests starved of a P by the
+// server's other goroutines; the busiest code is the largest CPU class's
+// top function.
+func schedAdvice(d *stats.Diagnosis) string {
+	s := d.Scheduling
+	say := fmt.Sprintf("scheduling: requests wait %s per request for a P behind the server's other goroutines "+
+		"(which ran %.0f pct of the time; every P was busy while goroutines waited %.0f pct of the time; p99 wait for a P %s)",
+		us(s.Starving), s.OtherShare*100, s.Starved*100, us(s.WaitP99))
+	if d.CPU != nil {
+		for _, c := range d.CPU.Classes {
+			if c.Class == User && c.Top != "" {
+				say += ", most CPU in " + c.Top
+				break
+			}
+		}
+	}
+	return say + "; run fewer busy goroutines than GOMAXPROCS (a bounded worker pool) or make them yield"
 }
 
 // cpuAdvice is the sentence for a CPU class that bounds the server.

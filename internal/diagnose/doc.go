@@ -40,4 +40,22 @@
 // The function that decides a sample is the one named above, except for
 // syscalls made by the server's own code: then it is the innermost
 // function of that code (the call site to change).
+//
+// # Scheduling, from the execution trace
+//
+// [Scheduling] streams the trace (golang.org/x/exp/trace) within
+// [TraceLimits] and follows each goroutine's and P's state: every
+// runnable→running transition is a wait for a P (p50, p99, max); the
+// stop-the-world ranges are the pauses; the P counts integrated over
+// time give the Ps' busy share, the share of their time idle while a
+// goroutine was runnable, and the share of wall time in which every P
+// ran while a goroutine waited. Goroutines are serving (net/http or
+// x/net/http2 on their stack), the runtime's, profiling (answering gb's
+// profile and trace requests) or the server's other goroutines.
+//
+// The requests' wait for a P ranks against the other causes, per request
+// like them, only in the share of the running time that the server's
+// other goroutines took (Scheduling.Starving): a server busy with its
+// requests alone also queues them for a CPU, and then its CPU per
+// request, not the scheduler, is what bounds it.
 package diagnose

@@ -53,6 +53,9 @@ type Config struct {
 	MaxData int64
 	// MaxTrace caps the trace file. Zero means 256 MiB.
 	MaxTrace int64
+	// TraceLimits bound the diagnosis's analysis of the trace (bytes,
+	// events, goroutines followed); zero fields mean their defaults.
+	TraceLimits diagnose.TraceLimits
 	// MaxEntries caps the merged CPU profile's samples plus locations;
 	// windows beyond it are skipped. Zero means 1<<19.
 	MaxEntries int
@@ -325,6 +328,9 @@ func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 		d.Delta(string(k), c.save(sp, k, after[k]))
 	}
 	d.Goroutines(c.base[Goroutine], c.goroutine, after[Goroutine])
+	if c.has(Trace) {
+		c.analyseTrace(d)
+	}
 	sp.Diagnosis = d.Done()
 	c.mu.Lock()
 	sp.Notes = c.notes

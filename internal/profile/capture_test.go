@@ -108,6 +108,11 @@ func TestCaptureLeftpad(t *testing.T) {
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("dir %s: %v %v", dir, fi, err)
 	}
+	// The saved trace is analysed for the diagnosis: the server's
+	// requests were served (and so waited for a P at least once).
+	if s := sp.Diagnosis.Scheduling; s == nil || s.Events == 0 || s.Waits == 0 || s.ServingShare <= 0 || s.RequestWait < 0 || s.Truncated != "" {
+		t.Errorf("scheduling %+v; missing %q", s, sp.Diagnosis.Missing)
+	}
 	if sp.CPU.Top.Command != "go tool pprof -top "+filepath.Join(dir, "cpu.pb.gz") {
 		t.Errorf("command %q", sp.CPU.Top.Command)
 	}

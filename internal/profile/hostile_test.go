@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,9 +113,37 @@ func TestHostileTarget(t *testing.T) {
 			if grew := after.TotalAlloc - before.TotalAlloc; grew > 128<<20 {
 				t.Errorf("capture allocated %d MiB", grew>>20)
 			}
+			if d := sp.Diagnosis; d == nil || d.Scheduling != nil ||
+				!slices.ContainsFunc(d.Missing, func(m string) bool { return strings.HasPrefix(m, "scheduling: ") }) {
+				t.Errorf("diagnosis of a hostile trace: %+v", d)
+			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("empty profile folder left behind: %v", err)
 			}
 		})
+	}
+}
+
+// TestGarbageTrace: a trace that starts like one and then is garbage is
+// saved as served (the user may open it), and the diagnosis says in one
+// missing line that it could not be analysed, instead of guessing.
+func TestGarbageTrace(t *testing.T) {
+	srv := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("name") != "trace" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("go 1.26 trace\x00\x00\x00"))
+		w.Write(bytes.Repeat([]byte("\x07garbage\x1b[2J"), 1000))
+	})
+	c, err := Start(context.Background(), Config{URL: srv.URL + "/debug/pprof/", Dir: t.TempDir(), Kinds: []Kind{Trace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := c.Stop(100)
+	d := sp.Diagnosis
+	if len(sp.Files) != 1 || d == nil || d.Scheduling != nil ||
+		!slices.ContainsFunc(d.Missing, func(m string) bool { return strings.HasPrefix(m, "scheduling: the trace could not be analysed: ") }) {
+		t.Errorf("files %+v, diagnosis %+v", sp.Files, d)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/stats"
 	"github.com/google/pprof/profile"
@@ -47,6 +49,27 @@ func (c *Capture) runTrace(ready func()) {
 		return
 	}
 	c.traced = true
+}
+
+// analyseTrace gives d the analysis of the saved trace (streamed from
+// the file, within Config.TraceLimits), or why there is none.
+func (c *Capture) analyseTrace(d *diagnose.Builder) {
+	if !c.traced {
+		d.Trace(nil, 0, "")
+		return
+	}
+	f, err := os.Open(filepath.Join(c.dir, Trace.file()))
+	if err != nil {
+		d.Trace(nil, 0, fmt.Sprintf("cannot read the trace: %v", err))
+		return
+	}
+	defer f.Close()
+	s, err := diagnose.Scheduling(f, c.cfg.TraceLimits)
+	if err != nil {
+		d.Trace(nil, 0, "the trace could not be analysed: "+err.Error())
+		return
+	}
+	d.Trace(s, c.end.Sub(c.start), "")
 }
 
 // save writes kind k's file and lists it in sp: the merged CPU windows,

@@ -44,6 +44,7 @@ func writeDiagnosis(w io.Writer, r *stats.Result) {
 			line("goroutines grew", fmt.Sprintf("+%d in %s", gr.Added, gr.Stack))
 		}
 	}
+	writeScheduling(line, d.Scheduling)
 	for _, m := range d.Missing {
 		line("missing", m)
 	}
@@ -68,6 +69,25 @@ func writeGC(line func(key, value string), g *stats.DiagnosisGC) {
 	for _, s := range g.Sites {
 		line("alloc site", fmt.Sprintf("%.0fB per request (%s pct) in %s", s.BytesPerRequest, share(s.Share), s.Function))
 	}
+}
+
+// writeScheduling writes what the execution trace showed of the
+// scheduler: the waits for a P, the Ps' time, the stop-the-world pauses.
+func writeScheduling(line func(key, value string), s *stats.DiagnosisScheduling) {
+	if s == nil {
+		return
+	}
+	v := fmt.Sprintf("p50=%s p99=%s max=%s over %d waits for a P", micros(s.WaitP50), micros(s.WaitP99), micros(s.WaitMax), s.Waits)
+	if s.RequestWait >= 0 {
+		v = fmt.Sprintf("requests waited %s per request for a P (%s of it the server's other goroutines' share), %s",
+			micros(s.RequestWait), micros(max(s.Starving, 0)), v)
+	}
+	line("sched wait", v)
+	line("sched ps", fmt.Sprintf("%d Ps busy %s pct, all busy while goroutines waited %s pct, idle while goroutines were runnable %s pct; "+
+		"goroutines ran serving requests %s pct, other %s pct (%s traced)",
+		s.Procs, share(s.Busy), share(s.Starved), share(s.IdleWhileRunnable), share(s.ServingShare), share(s.OtherShare),
+		s.Traced.Round(time.Millisecond)))
+	line("stop the world", fmt.Sprintf("%d pauses, %s in all, longest %s", s.STW, micros(s.STWTotal), micros(s.STWMax)))
 }
 
 // micros is d in microseconds with at most two decimals ("12.5us").

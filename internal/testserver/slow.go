@@ -22,6 +22,7 @@ var slowRoutes = []httpRoute{
 	{"/slow/mutex", "?d=1ms holds one server-wide lock for d per request (lock contention under -c 2 and more; turns on the mutex profile)", (*Server).serveSlowMutex},
 	{"/slow/garbage", "?n=2000 allocates n small linked objects per request and drops them (GC pressure)", (*Server).serveSlowGarbage},
 	{"/slow/syscall", "?n=2000 writes one byte to the null device n times, one write(2) each (CPU in syscalls)", (*Server).serveSlowSyscall},
+	{"/slow/starved", "?n=1000000&g=0 starts g goroutines (0: GOMAXPROCS) that each burn n rounds of arithmetic and answers at once: the requests wait for a P behind them (scheduling; at most 10000 burning)", (*Server).serveSlowStarved},
 	{"/slow/leak", "starts a goroutine per request that waits until the server closes (a goroutine leak; at most 100000)", (*Server).serveSlowLeak},
 }
 
@@ -32,12 +33,15 @@ const (
 	maxHold    = time.Second
 	maxLeaked  = 100_000
 	maxWrites  = 1_000_000
+	maxSpin    = 10_000 // /slow/starved's goroutines burning at once
+	maxSpinG   = 64     // /slow/starved's g
 )
 
 // slowState is the server-wide state of the /slow/ endpoints.
 type slowState struct {
 	mu     sync.Mutex   // /slow/mutex's lock
 	leaked atomic.Int64 // goroutines /slow/leak started
+	spin   atomic.Int64 // /slow/starved's goroutines still burning
 }
 
 // mutexProfile turns the runtime's mutex profile on once, for /slow/mutex.
@@ -155,6 +159,50 @@ func writeBytes(f *os.File, n int) int {
 		}
 	}
 	return k
+}
+
+// serveSlowStarved answers /slow/starved?n=&g=: it starts g goroutines
+// (0: GOMAXPROCS) that burn n rounds each in spin, and answers without
+// waiting for them. They keep every P busy, so the goroutines serving
+// the next requests wait to run: the server's other goroutines starve
+// its requests. That holds on any machine: a request adds g×n rounds
+// and is served only when a P is free of them. Beyond maxSpin
+// goroutines burning, a request starts none.
+func (s *Server) serveSlowStarved(w http.ResponseWriter, r *http.Request) {
+	n, ok := intParam(w, r, "n", 1_000_000, maxBurn)
+	if !ok {
+		return
+	}
+	g, ok := intParam(w, r, "g", 0, maxSpinG)
+	if !ok {
+		return
+	}
+	if g == 0 {
+		g = runtime.GOMAXPROCS(0)
+	}
+	for range g {
+		if s.slow.spin.Add(1) > maxSpin {
+			s.slow.spin.Add(-1)
+			break
+		}
+		go spin(n, &s.slow.spin)
+	}
+	writeText(w, "ok")
+}
+
+// spin burns n rounds of xorshift (burn's, in a function of its own so
+// that the profile names it), then counts itself out of busy.
+//
+//go:noinline
+func spin(n int, busy *atomic.Int64) uint64 {
+	defer busy.Add(-1)
+	x := uint64(2463534242)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
 }
 
 // serveSlowLeak answers /slow/leak: each request starts a goroutine that

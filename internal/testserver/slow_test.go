@@ -15,13 +15,13 @@ import (
 func TestSlowEndpoints(t *testing.T) {
 	s := testsupport.Server(t, testserver.Options{})
 	c := client()
-	for _, path := range []string{"/slow/cpu?n=1000", "/slow/mutex?d=1ms", "/slow/garbage?n=10", "/slow/syscall?n=3", "/slow/leak"} {
+	for _, path := range []string{"/slow/cpu?n=1000", "/slow/mutex?d=1ms", "/slow/garbage?n=10", "/slow/syscall?n=3", "/slow/leak", "/slow/starved?n=10", "/slow/starved?n=10&g=3"} {
 		if resp, body := get(t, c, s.URL()+path); resp.StatusCode != 200 || body == "" {
 			t.Errorf("%s: %d %q", path, resp.StatusCode, body)
 		}
 	}
 	for _, path := range []string{"/slow/cpu?n=x", "/slow/cpu?n=-1", "/slow/cpu?n=50000001", "/slow/mutex?d=2s",
-		"/slow/mutex?d=x", "/slow/garbage?n=1000001", "/slow/syscall?n=x"} {
+		"/slow/mutex?d=x", "/slow/garbage?n=1000001", "/slow/syscall?n=x", "/slow/starved?n=x", "/slow/starved?g=65", "/slow/starved?g=-1"} {
 		if resp, _ := get(t, c, s.URL()+path); resp.StatusCode != 400 {
 			t.Errorf("%s: %d, want 400", path, resp.StatusCode)
 		}
