@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gb-bench/gb/internal/getopt"
 )
@@ -122,7 +123,9 @@ func withHelp(flags []compFlag) []compFlag {
 }
 
 // usageOption matches an option line of a usage text: "    --addr host:port  ...".
-var usageOption = regexp.MustCompile(`(?m)^ {2,6}(?:-([A-Za-z]),? ?)?--([a-z0-9][a-z0-9-]*)(?:[ =]([A-Za-z][A-Za-z:/.=±%N]*))?`)
+var usageOption = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^ {2,6}(?:-([A-Za-z]),? ?)?--([a-z0-9][a-z0-9-]*)(?:[ =]([A-Za-z][A-Za-z:/.=±%N]*))?`)
+})
 
 // usageFlags lists the options a command's usage text shows, for the
 // commands that parse their few options by hand (serve, compare) and any
@@ -131,7 +134,7 @@ func usageFlags(usage func(io.Writer)) []compFlag {
 	var b strings.Builder
 	usage(&b)
 	var out []compFlag
-	for _, m := range usageOption.FindAllStringSubmatch(b.String(), -1) {
+	for _, m := range usageOption().FindAllStringSubmatch(b.String(), -1) {
 		f := compFlag{long: m[2], value: argKind(m[3])}
 		if m[1] != "" {
 			f.short = m[1][0]
