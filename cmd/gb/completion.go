@@ -14,14 +14,16 @@ import (
 
 const completionUsage = `Usage: gb completion bash|zsh|fish
   Prints a script that completes gb's commands, options and file arguments
-  in the shell, made from gb's own option tables (a new gb completes its
-  new options once the script is made again). Install it once:
-    bash  gb completion bash > ~/.local/share/bash-completion/completions/gb
-          (or: echo 'source <(gb completion bash)' >> ~/.bashrc)
-    zsh   gb completion zsh > "${fpath[1]}/_gb"   (a directory on $fpath;
-          compinit must run in ~/.zshrc), or: source <(gb completion zsh)
+  in the shell, made from gb's own option tables (after updating gb, make
+  the script again to complete its new options). Install it once:
+    bash  mkdir -p ~/.local/share/bash-completion/completions
+          gb completion bash > ~/.local/share/bash-completion/completions/gb
+          (needs the bash-completion package; without it add
+          source <(gb completion bash) to ~/.bashrc)
+    zsh   mkdir -p ~/.zfunc && gb completion zsh > ~/.zfunc/_gb
+          and in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)
     fish  gb completion fish > ~/.config/fish/completions/gb.fish
-  Then start a new shell. Exit codes: 0 printed; 22 no or an unknown shell.
+  Then start a new shell. Exit codes: 0 printed; 22 no shell or an unknown one.
 `
 
 // init adds gb completion to commands: the command reads the table it
