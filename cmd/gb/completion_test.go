@@ -151,7 +151,8 @@ func TestCompletionOtherShells(t *testing.T) {
 			if out, err := exec.CommandContext(ctx, sh, "-n", script).CombinedOutput(); err != nil {
 				t.Fatalf("%s -n: %v\n%s", sh, err, out)
 			}
-			if sh != "fish" {
+			if sh == "zsh" {
+				zshComplete(ctx, t, script)
 				return
 			}
 			// fish's own completion engine, on the script: complete -C.
@@ -179,5 +180,49 @@ func TestCompletionBadShell(t *testing.T) {
 	res := runGB(t, "completion", "--help")
 	if res.code != 0 || !strings.Contains(res.stdout, "bash-completion/completions/gb") || !strings.Contains(res.stdout, "fish/completions/gb.fish") {
 		t.Errorf("gb completion --help: exit %d:\n%s", res.code, res.stdout)
+	}
+}
+
+// zshComplete calls the zsh script's _gb with zsh's completion builtins
+// replaced by functions that print what they were given (compadd's words,
+// _files for files, _message for a value), so its choices can be checked
+// without a terminal.
+func zshComplete(ctx context.Context, t *testing.T, script string) {
+	t.Helper()
+	prog := `compdef() { :; }
+source "$1"
+compadd() { while [[ $# -gt 0 && $1 != -- ]]; do shift; done; shift; print -r -- "$*"; }
+_files() { print -r -- FILES "$@"; }
+_message() { print MESSAGE; }
+compset() { :; }
+words=(gb ramp --rate-); CURRENT=3; _gb
+words=(gb ""); CURRENT=2; _gb
+words=(gb -p ""); CURRENT=3; _gb
+words=(gb --profile-dir ""); CURRENT=3; _gb
+words=(gb -c ""); CURRENT=3; _gb
+words=(gb report o); CURRENT=3; _gb
+`
+	out, err := exec.CommandContext(ctx, "zsh", "-f", "-c", prog, "zsh", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("zsh: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	want := []func(string) bool{
+		func(l string) bool { return strings.Contains(l, "--rate-from") && strings.Contains(l, "--rate-step") },
+		func(l string) bool {
+			return strings.Contains(l, "ramp") && strings.Contains(l, "completion") && !strings.Contains(l, "-n")
+		},
+		func(l string) bool { return l == "FILES" },
+		func(l string) bool { return l == "FILES -/" },
+		func(l string) bool { return l == "MESSAGE" },
+		func(l string) bool { return l == "FILES" },
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("zsh _gb: want %d lines, got:\n%s", len(want), out)
+	}
+	for i, ok := range want {
+		if !ok(lines[i]) {
+			t.Errorf("zsh _gb, case %d: got %q", i+1, lines[i])
+		}
 	}
 }
