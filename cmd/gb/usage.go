@@ -30,6 +30,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "    gb compare      Compare saved runs: deltas, significance, profile diff\n")
 	fmt.Fprintf(w, "    gb merge        Merge the results of shards (--shard I/N) into one, losslessly\n")
 	fmt.Fprintf(w, "    gb k8s job      Print a Kubernetes Indexed Job that runs the shards, and how to merge them\n")
+	fmt.Fprintf(w, "    gb completion   Print the bash, zsh or fish completion script (gb completion --help)\n")
 	fmt.Fprintf(w, "    gb help         Usage of gb or of a command, on stdout\n")
 	fmt.Fprintf(w, "    gb version      Print gb's version\n")
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -26,7 +27,7 @@ func splitName(name string) (pkg, rest string) {
 // closurePart matches the segments the compiler appends for function
 // literals and wrappers: func1, gowrap2, deferwrap1, and the 1, 2 of
 // nested literals.
-var closurePart = regexp.MustCompile(`^(func|gowrap|deferwrap)?[0-9]+$`)
+var closurePart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(func|gowrap|deferwrap)?[0-9]+$`) })
 
 // closureKey returns the name under which a closure is matched across
 // profiles: its package and the innermost named function that encloses it,
@@ -40,7 +41,7 @@ func closureKey(name string) string {
 	}
 	segs := strings.Split(rest, ".")
 	j := len(segs)
-	for j > 0 && closurePart.MatchString(segs[j-1]) {
+	for j > 0 && closurePart().MatchString(segs[j-1]) {
 		j--
 	}
 	if j == len(segs) || j < 2 {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -52,14 +53,15 @@ const (
 	ScrapePodMonitor = "podmonitor"
 )
 
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+// dnsLabel matches an RFC 1123 label; compiled at first use.
+var dnsLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 // check refuses a Job that Kubernetes would refuse, with one line.
 func (j *Job) check() error {
 	switch {
-	case len(j.name()) > 63 || !dnsLabel.MatchString(j.name()):
+	case len(j.name()) > 63 || !dnsLabel().MatchString(j.name()):
 		return fmt.Errorf("invalid job name %q: want a DNS label (lowercase letters, digits, '-', at most 63)", j.name())
-	case j.Namespace != "" && !dnsLabel.MatchString(j.Namespace):
+	case j.Namespace != "" && !dnsLabel().MatchString(j.Namespace):
 		return fmt.Errorf("invalid namespace %q", j.Namespace)
 	case j.Image == "":
 		return errors.New("no image")

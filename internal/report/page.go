@@ -66,11 +66,14 @@ func (s *section) addFigure(f figure) error {
 //go:embed page.html.tmpl
 var pageTemplate string
 
-// pageTmpl is the parsed page template.
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"fontCSS": fontCSS,
-	"isText":  table.isText,
-}).Parse(pageTemplate))
+// pageTmpl is the parsed page template, parsed at its first use (not at
+// every start of gb).
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"fontCSS": fontCSS,
+		"isText":  table.isText,
+	}).Parse(pageTemplate))
+})
 
 // fontCSS is the @font-face rule that gives the page, and the charts'
 // text, the Liberation Sans face the charts were laid out with, as a
@@ -85,7 +88,7 @@ var fontCSS = sync.OnceValue(func() template.CSS {
 func (p *page) write(w io.Writer) error {
 	p.clean()
 	b := bufio.NewWriter(w)
-	if err := pageTmpl.Execute(b, p); err != nil {
+	if err := pageTmpl().Execute(b, p); err != nil {
 		return err
 	}
 	return b.Flush()
