@@ -81,9 +81,11 @@ func runName(in Input, i int) string {
 	return fmt.Sprintf("%s (run %d)", in.Name, i+1)
 }
 
-// measure returns m's row, and false when some run did not measure m.
+// measure returns m's row, and false when some run did not measure m or
+// m is a diagnosis row whose values are all 0.
 func measure(m Metric, inputs []Input) (Row, bool) {
 	row := Row{Metric: m}
+	nonzero := false
 	for _, in := range inputs {
 		vals := make([]float64, 0, len(in.Runs))
 		for _, r := range in.Runs {
@@ -92,6 +94,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 				return Row{}, false
 			}
 			row.Estimated = row.Estimated || m.Estimated(r)
+			nonzero = nonzero || v != 0
 			vals = append(vals, v)
 		}
 		s := benchmath.NewSample(vals, &benchmath.DefaultThresholds)
@@ -102,7 +105,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 		}
 		row.Cells = append(row.Cells, c)
 	}
-	return row, true
+	return row, nonzero || !m.Diagnosis
 }
 
 // Row returns the row of the metric named key, and false when the table has none.
