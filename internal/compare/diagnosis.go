@@ -41,7 +41,7 @@ var diagnosisSkipped = map[string]bool{
 // profile kind, and every number of the diagnosis's parts (GC, goroutines,
 // and whatever part stats.Diagnosis gains) found by reflection on the
 // model's types. A row is left out when some run lacks its part, and
-// when its values are all 0.
+// the text table leaves it out when its values are all 0.
 func diagnosisMetrics() []Metric {
 	var ms []Metric
 	for _, c := range cpuClasses {
@@ -129,7 +129,7 @@ func numberFields(t reflect.Type, path []string, index []int) []Metric {
 		switch {
 		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct:
 			ms = append(ms, numberFields(f.Type.Elem(), p, idx)...)
-		case isNumber(f.Type.Kind()) && len(path) > 0:
+		case isNumber(f.Type.Kind()):
 			if m, ok := numberField(f.Type, p, idx); ok {
 				ms = append(ms, m)
 			}

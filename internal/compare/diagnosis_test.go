@@ -64,7 +64,7 @@ func TestCompareDiagnosis(t *testing.T) {
 	if user, ok := tb.Row("diag.cpu.user_cpu"); !ok || user.Cells[1].Significant() || user.Cells[0].Summary.Center != 102e-6 {
 		t.Errorf("your code's CPU row %+v (present %v)", user, ok)
 	}
-	for _, key := range []string{"diag.wait.block", "diag.cpu.profiling", "diag.cpu.gc", "diag.gc.bytes_per_request", "diag.goroutines.before"} {
+	for _, key := range []string{"diag.cpu.profiling", "diag.gc.bytes_per_request", "diag.goroutines.before"} {
 		if _, ok := tb.Row(key); ok {
 			t.Errorf("a %s row", key)
 		}
@@ -74,6 +74,18 @@ func TestCompareDiagnosis(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "diagnosis.golden", b.String())
+	// The empty block profile's row is 0 everywhere: not shown, but
+	// measured, so that a gate on it passes.
+	if r, ok := tb.Row("diag.wait.block"); !ok || !r.Zero || strings.Contains(b.String(), "block wait") {
+		t.Errorf("block wait row %+v (present %v)", r, ok)
+	}
+	limit, err := ParseLimit("diag.wait.block=+10%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := tb.Check([]Limit{limit}); err != nil || len(vs) != 1 || vs[0].String() != "diag.wait.block=+10%: new.json ~ (p=1.000): ok" {
+		t.Errorf("gate on the empty block profile: %v %v", vs, err)
+	}
 
 	one := Compare(input("a", 1000, 100), diagnosed(input("b", 1000, 100), cpu, []float64{100}))
 	if _, ok := one.Row("diag.wait.mutex"); ok {

@@ -25,8 +25,8 @@ type Metric struct {
 	// (report.BenchFormat): times are in it as nanoseconds ("p99-ns").
 	Bench string
 	// Diagnosis marks a row of the server's diagnosis (--profile): the
-	// table leaves it out when all its values are 0, and the benchmark
-	// format declares its unit only when a run measured it.
+	// text table leaves it out when all its values are 0, and the
+	// benchmark format declares its unit only when a run measured it.
 	Diagnosis bool
 
 	value func(r *stats.Result) (float64, bool)

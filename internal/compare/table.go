@@ -25,6 +25,10 @@ type Row struct {
 	// Estimated is true when the value of some run is an estimate (see
 	// Metric.Estimated).
 	Estimated bool
+	// Zero is true when every run's value is 0; WriteText leaves out a
+	// diagnosis row that is (a cause without samples, a lock nobody
+	// waited on), which --max-regression still checks.
+	Zero bool
 }
 
 // Cell is one input's measurements of a metric and, for every input but
@@ -81,11 +85,9 @@ func runName(in Input, i int) string {
 	return fmt.Sprintf("%s (run %d)", in.Name, i+1)
 }
 
-// measure returns m's row, and false when some run did not measure m or
-// m is a diagnosis row whose values are all 0.
+// measure returns m's row, and false when some run did not measure m.
 func measure(m Metric, inputs []Input) (Row, bool) {
-	row := Row{Metric: m}
-	nonzero := false
+	row := Row{Metric: m, Zero: true}
 	for _, in := range inputs {
 		vals := make([]float64, 0, len(in.Runs))
 		for _, r := range in.Runs {
@@ -94,7 +96,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 				return Row{}, false
 			}
 			row.Estimated = row.Estimated || m.Estimated(r)
-			nonzero = nonzero || v != 0
+			row.Zero = row.Zero && v == 0
 			vals = append(vals, v)
 		}
 		s := benchmath.NewSample(vals, &benchmath.DefaultThresholds)
@@ -105,7 +107,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 		}
 		row.Cells = append(row.Cells, c)
 	}
-	return row, nonzero || !m.Diagnosis
+	return row, true
 }
 
 // Row returns the row of the metric named key, and false when the table has none.
