@@ -35,6 +35,13 @@ var diagnosisSkipped = map[string]bool{
 	"cpu.per_request": true, "gc.bytes_per_request": true, "gc.objects_per_request": true, "goroutines.before": true,
 }
 
+// diagnosisKnown are the number fields whose 0 may mean "unknown": a
+// field is measured in a run only when its rule holds. The longest GC
+// pause is known only with memstats (the cycles then are).
+var diagnosisKnown = map[string]func(d *stats.Diagnosis) bool{
+	"gc.max_pause": func(d *stats.Diagnosis) bool { return d.GC.CyclesPer1000 >= 0 },
+}
+
 // diagnosisMetrics are the rows of the server's diagnosis (--profile,
 // stats.Diagnosis), all lower-is-better and per run: the CPU split per
 // request by cause, the user code's lock and channel wait per request by
@@ -177,7 +184,7 @@ func numberField(t reflect.Type, path []string, index []int) (Metric, bool) {
 			v = v.Field(i)
 		}
 		x := number(v)
-		if x < 0 {
+		if known := diagnosisKnown[key]; x < 0 || known != nil && !known(diagnosisOf(r)) {
 			return 0, false
 		}
 		if unit == UnitTime {

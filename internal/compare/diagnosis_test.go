@@ -110,7 +110,8 @@ func TestCompareDiagnosisSingleRuns(t *testing.T) {
 
 // TestDiagnosisMetrics: every number of the diagnosis's parts is a row
 // (or deliberately none), keys are unique and usable in --max-regression,
-// and the reflection gives each its unit.
+// and the reflection gives each its unit; -1 (and a GC pause without
+// memstats) is not measured.
 func TestDiagnosisMetrics(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range Metrics {
@@ -132,7 +133,8 @@ func TestDiagnosisMetrics(t *testing.T) {
 	r := run(time.Second, 100)
 	r.Profile = &stats.ServerProfile{Requests: 10, Diagnosis: &stats.Diagnosis{GC: &stats.DiagnosisGC{CyclesPer1000: -1, CPUShare: 0.5},
 		Goroutines: &stats.DiagnosisGoroutines{Before: -1, During: -1, After: 7}}}
-	for key, want := range map[string]float64{"diag.gc.cycles_per_1000": -1, "diag.gc.cpu_share": 0.5, "diag.goroutines.after": 7, "diag.goroutines.during": -1} {
+	for key, want := range map[string]float64{"diag.gc.cycles_per_1000": -1, "diag.gc.max_pause": -1, "diag.gc.cpu_share": 0.5,
+		"diag.goroutines.after": 7, "diag.goroutines.during": -1} {
 		m, _ := MetricByKey(key)
 		if v, ok := m.Value(r); ok != (want >= 0) || ok && v != want {
 			t.Errorf("%s = %v %v, want %v (-1: not measured)", key, v, ok, want)
