@@ -31,23 +31,24 @@ func diagnosisSection(r *stats.Result) (section, bool) {
 	}
 	d := r.Profile.Diagnosis
 	s := section{ID: "diagnosis", Title: "Diagnosis", Headline: d.Verdict}
+	shown := map[string]bool{"bound by": true} // the text's keys the headline and the CPU table show
 	if c := d.CPU; c != nil {
+		shown["cpu per request"] = true
 		t := table{Caption: "Where the server's CPU goes: " + micros(c.PerRequest) + " per request",
 			Head: []string{"cause", "per request", "share", "most in"}, Left: 1, Last: true}
 		for _, cl := range c.Classes {
 			t.Rows = append(t.Rows, []string{classWords(cl.Class), micros(cl.PerRequest), pctShare(cl.Share), cl.Top})
+			shown["cpu "+classWords(cl.Class)] = true
 		}
 		s.Tables = append(s.Tables, t)
 	}
 	facts := table{Caption: "Facts", Head: []string{"fact", "value"}, Left: 2}
 	missing := table{Caption: "Missing", Head: []string{"what is missing, and how to add it"}, Left: 1}
 	for _, l := range diagnosisLines(r) {
-		switch key := l[0]; {
-		case key == "missing":
+		switch {
+		case l[0] == "missing":
 			missing.Rows = append(missing.Rows, []string{l[1]})
-		case key == "bound by" || strings.HasPrefix(key, "cpu "):
-			// the headline and the CPU table
-		default:
+		case !shown[l[0]]:
 			facts.Rows = append(facts.Rows, l[:])
 		}
 	}

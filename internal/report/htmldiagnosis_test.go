@@ -59,6 +59,9 @@ func TestHTMLDiagnosisContent(t *testing.T) {
 			t.Errorf("the page lacks the text's line %s: %s", l[0], l[1])
 		}
 	}
+	if n := strings.Count(sec, "<tr><td class=\"text\">cpu "); n != 0 {
+		t.Errorf("%d CPU lines of the text among the facts: the CPU table has them", n)
+	}
 	for _, want := range []string{"Open next (saved in gb-profiles/20261121-135130)", "<td class=\"text\">allocs</td><td class=\"text\">go tool pprof -http=127.0.0.1:0 gb-profiles/20261121-135130/allocs.pb.gz</td>",
 		"block: no blocking recorded", "<caption>Facts</caption>", "<td class=\"text\">wait mutex</td>"} {
 		if !strings.Contains(sec, want) {
