@@ -27,9 +27,9 @@ import (
 // the diagnosis's rows (diag-cpu-user_cpu-ns/op, diag-wait-mutex-ns/op,
 // ...: a run's diagnosis numbers, also those that are 0), and
 // gb-cpu-ns/op. Unit lines first tell benchstat which way is better (a
-// diagnosis row's only when a run measured it). name
-// is cleaned to a benchmark name: white space becomes '_'. A run without
-// complete responses is left out.
+// diagnosis row's only when a run measured it). name is cleaned to a
+// benchmark name: white space becomes '_'. A run without complete
+// responses is left out.
 func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Unit req/s better=higher")
