@@ -82,8 +82,17 @@ var outcomesType = reflect.TypeFor[Outcomes]()
 // mayBeNegative are the numbers of a result that may be below 0.
 var mayBeNegative = map[string]bool{"target.seed": true}
 
+// unknownPrefix is the path of the part whose numbers may be -1: the
+// diagnosis writes -1 for what it could not measure (Diagnosis).
+const unknownPrefix = "server_profile.diagnosis."
+
+// negativeOK reports whether the number x at path may be below 0.
+func negativeOK(path string, x float64) bool {
+	return mayBeNegative[path] || x == -1 && strings.HasPrefix(path, unknownPrefix)
+}
+
 // walkInput checks every number in v (addressable) is at least 0, unless
-// mayBeNegative names it, and makes every string printable. path is v's
+// negativeOK allows it, and makes every string printable. path is v's
 // JSON path ("counts.outcomes.ok"), "" at the top.
 func walkInput(v reflect.Value, path string) error {
 	switch v.Kind() {
@@ -108,11 +117,11 @@ func walkInput(v reflect.Value, path string) error {
 	case reflect.String:
 		v.SetString(Printable(v.String()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if n := v.Int(); n < 0 && !mayBeNegative[path] {
+		if n := v.Int(); n < 0 && !negativeOK(path, float64(n)) {
 			return fmt.Errorf("not a gb result: %s is %d, below 0", path, n)
 		}
 	case reflect.Float32, reflect.Float64:
-		if f := v.Float(); !(f >= 0) {
+		if f := v.Float(); !(f >= 0) && !negativeOK(path, f) {
 			return fmt.Errorf("not a gb result: %s is %g, below 0", path, f)
 		}
 	}

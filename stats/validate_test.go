@@ -57,3 +57,31 @@ func inCounts(doc, old, new string) string {
 	i := strings.Index(doc, `"counts"`)
 	return doc[:i] + strings.Replace(doc[i:], old, new, 1)
 }
+
+// TestReadRunsDiagnosisUnknowns: the diagnosis writes -1 for what it
+// could not measure (GC cycles without memstats, GC's CPU share without
+// CPU samples, goroutine counts without the goroutine profile); a result
+// gb wrote with them is read back (gb compare, gb report), and any other
+// negative number in the diagnosis is refused.
+func TestReadRunsDiagnosisUnknowns(t *testing.T) {
+	r := recorded(3, 1000)
+	r.Profile = &ServerProfile{Requests: 3, Kinds: []string{"allocs"}, Diagnosis: &Diagnosis{
+		GC:         &DiagnosisGC{BytesPerRequest: 10, CyclesPer1000: -1, CPUShare: -1, Source: "allocs_profile"},
+		Goroutines: &DiagnosisGoroutines{Before: -1, During: -1, After: 4},
+	}}
+	var b bytes.Buffer
+	if err := (Runs{Runs: []*Result{r}}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ReadRuns(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("a result with the diagnosis's unknowns refused: %v", err)
+	}
+	if g := rs.Runs[0].Profile.Diagnosis.GC; g.CPUShare != -1 || g.CyclesPer1000 != -1 {
+		t.Errorf("gc read as %+v", g)
+	}
+	bad := strings.Replace(b.String(), `"cpu_share": -1`, `"cpu_share": -2`, 1)
+	if _, err := ReadRuns(strings.NewReader(bad)); err == nil || err.Error() != "run 1: not a gb result: server_profile.diagnosis.gc.cpu_share is -2, below 0" {
+		t.Errorf("cpu_share -2: %v", err)
+	}
+}

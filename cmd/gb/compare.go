@@ -31,12 +31,18 @@ Compares saved gb runs (gb --json FILE; a file may hold the K runs of --repeat K
 one row per metric, each file's median ± its 95% confidence interval, and for
 each NEW file the change from OLD with the Mann-Whitney U test's p-value
 ("~": not significant at α=0.05). When both runs saved server profiles
-(--profile), the functions whose CPU and allocation per request changed most.
+(--profile), the rows of the server's diagnosis (CPU per request by cause, lock
+and channel wait per request, GC, goroutines) and the functions whose CPU and
+allocation per request changed most.
 Options:
     --max-regression METRIC=±N%  Exit 99 when a significant change of the metric's
                        median is worse than N% (repeatable), e.g. p99=+10%, rps=-5%.
                        Metrics: rps, p50, p90, p99, p99.9, corrected.p50 ... corrected.p99.9,
-                       errors, server.cpu, server.alloc_bytes, server.allocs, gb.cpu
+                       errors, server.cpu, server.alloc_bytes, server.allocs, gb.cpu, and the
+                       diagnosis's (--profile): diag.cpu.CAUSE (user_cpu, http_stack, gc, alloc,
+                       scheduler, syscalls, runtime, other), diag.wait.mutex, diag.wait.block,
+                       diag.gc.cycles_per_1000, diag.gc.max_pause, diag.gc.cpu_share,
+                       diag.goroutines.during, diag.goroutines.after
     --profile-diff-dir DIR  Write each profile diff as KIND.old.pb.gz and KIND.new.pb.gz
                        (one subdirectory per NEW file when there are several) for
                        go tool pprof -diff_base KIND.old.pb.gz KIND.new.pb.gz

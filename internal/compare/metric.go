@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gb-bench/gb/stats"
@@ -23,6 +24,10 @@ type Metric struct {
 	// Bench is the metric's unit in the Go benchmark format
 	// (report.BenchFormat): times are in it as nanoseconds ("p99-ns").
 	Bench string
+	// Diagnosis marks a row of the server's diagnosis (--profile): the
+	// text table leaves it out when all its values are 0, and the
+	// benchmark format declares its unit only when a run measured it.
+	Diagnosis bool
 
 	value func(r *stats.Result) (float64, bool)
 	// estimated reports whether r's value is an estimate (nil: never).
@@ -51,8 +56,14 @@ const (
 
 // Metrics are the rows a comparison can have, in order. A row is shown
 // when every run of every input has it: corrected latency only in rate
-// mode, the server's CPU and allocations only with --profile.
-var Metrics = []Metric{
+// mode, the server's CPU and allocations and the diagnosis's rows
+// (diagnosisMetrics) only with --profile.
+var Metrics = slices.Concat(coreMetrics, diagnosisMetrics(), []Metric{
+	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
+})
+
+// coreMetrics are the rows of the load and the server profile's totals.
+var coreMetrics = []Metric{
 	{Key: "rps", Label: "req/s", Unit: UnitRate, HigherIsBetter: true, Bench: "req/s", value: rps},
 	latency("p50", "", stats.Total, 50),
 	latency("p90", "", stats.Total, 90),
@@ -67,7 +78,6 @@ var Metrics = []Metric{
 	{Key: "server.cpu", Label: "server CPU/req", Unit: UnitTime, Bench: "server-cpu-ns/op", value: serverCPU},
 	{Key: "server.alloc_bytes", Label: "server alloc/req", Unit: UnitBytes, Bench: "server-B/op", value: serverAlloc(false), estimated: allocEstimated},
 	{Key: "server.allocs", Label: "server allocs/req", Unit: UnitCount, Bench: "server-allocs/op", value: serverAlloc(true), estimated: allocEstimated},
-	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
 }
 
 // MetricByKey returns the metric named key.

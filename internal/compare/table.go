@@ -25,6 +25,10 @@ type Row struct {
 	// Estimated is true when the value of some run is an estimate (see
 	// Metric.Estimated).
 	Estimated bool
+	// Zero is true when every run's value is 0; WriteText leaves out a
+	// diagnosis row that is (a cause without samples, a lock nobody
+	// waited on), which --max-regression still checks.
+	Zero bool
 }
 
 // Cell is one input's measurements of a metric and, for every input but
@@ -83,7 +87,7 @@ func runName(in Input, i int) string {
 
 // measure returns m's row, and false when some run did not measure m.
 func measure(m Metric, inputs []Input) (Row, bool) {
-	row := Row{Metric: m}
+	row := Row{Metric: m, Zero: true}
 	for _, in := range inputs {
 		vals := make([]float64, 0, len(in.Runs))
 		for _, r := range in.Runs {
@@ -92,6 +96,7 @@ func measure(m Metric, inputs []Input) (Row, bool) {
 				return Row{}, false
 			}
 			row.Estimated = row.Estimated || m.Estimated(r)
+			row.Zero = row.Zero && v == 0
 			vals = append(vals, v)
 		}
 		s := benchmath.NewSample(vals, &benchmath.DefaultThresholds)

@@ -16,7 +16,8 @@ import (
 // of the median), and for every input after the first a column with the
 // change of the median and the U test's p-value, "~" where the change is
 // not significant. Warnings of the statistics (too few runs) become
-// numbered footnotes.
+// numbered footnotes. A diagnosis row whose values are all 0 is left
+// out.
 func (t *Table) WriteText(w io.Writer) error {
 	var notes footnotes
 	estimated := false
@@ -33,6 +34,9 @@ func (t *Table) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(head1, "\t"))
 		fmt.Fprintln(tw, strings.Join(head2, "\t"))
 		for _, r := range t.Rows {
+			if r.Zero && r.Metric.Diagnosis {
+				continue
+			}
 			line := []string{r.Metric.Label}
 			if r.Estimated {
 				line[0] += " (estimated)"

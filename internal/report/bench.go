@@ -23,15 +23,18 @@ import (
 // other values are the rows of gb compare (compare.Metrics) that the run
 // measured, times in nanoseconds: latency p50-ns, p90-ns, p99-ns,
 // p99.9-ns (service time), in rate mode corrected-p50-ns ..., errors/op,
-// with --profile server-cpu-ns/op, server-B/op and server-allocs/op, and
-// gb-cpu-ns/op. Unit lines first tell benchstat which way is better. name
-// is cleaned to a benchmark name: white space becomes '_'. A run without
-// complete responses is left out.
+// with --profile server-cpu-ns/op, server-B/op and server-allocs/op and
+// the diagnosis's rows (diag-cpu-user_cpu-ns/op, diag-wait-mutex-ns/op,
+// ...: a run's diagnosis numbers, also those that are 0), and
+// gb-cpu-ns/op. Unit lines first tell benchstat which way is better (a
+// diagnosis row's only when a run measured it). name is cleaned to a
+// benchmark name: white space becomes '_'. A run without complete
+// responses is left out.
 func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Unit req/s better=higher")
 	for _, m := range compare.Metrics {
-		if !m.HigherIsBetter {
+		if !m.HigherIsBetter && (!m.Diagnosis || measured(m, runs)) {
 			fmt.Fprintf(bw, "Unit %s better=lower\n", m.Bench)
 		}
 	}
@@ -58,6 +61,16 @@ func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 		return fmt.Errorf("report: bench: %w", err)
 	}
 	return nil
+}
+
+// measured reports whether some run measured m.
+func measured(m compare.Metric, runs []*stats.Result) bool {
+	for _, r := range runs {
+		if _, ok := m.Value(r); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // BenchName makes s a benchmark name's last part: white space and

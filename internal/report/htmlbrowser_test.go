@@ -65,7 +65,8 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		texts  []string
 	}{
 		{"closed", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 0, true)) }, 4,
-			[]string{"Throughput over time", "Errors over time", "Latency over time", "Latency by percentile", "Status codes", "503", "failed.timeout.ttfb", "CPU by flat time", "Percentage of the requests served"}},
+			[]string{"Throughput over time", "Errors over time", "Latency over time", "Latency by percentile", "Status codes", "503", "failed.timeout.ttfb", "CPU by flat time", "Percentage of the requests served",
+				"Diagnosis", "Where the server's CPU goes", "Open next"}},
 		{"rate", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 400, false)) }, 3,
 			[]string{"corrected (from the intended send time)", "target rate", "Latency by percentile"}},
 		{"ramp", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLRampReport(buf, realRamp(t)) }, 2,

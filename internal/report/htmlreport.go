@@ -40,7 +40,9 @@ var phaseLabels = [stats.NumPhases]string{
 // series); the latency percentile distribution on HdrHistogram's
 // 1/(1-q) axis (service time, and in rate mode the corrected latency);
 // status codes, outcomes and failure messages; the server profile tables
-// when r.Profile is set; and ab's text report with gb's section. Charts
+// when r.Profile is set, and its diagnosis (the verdict, the CPU by
+// cause, the facts per request, the profiles to open next, what is
+// missing); and ab's text report with gb's section. Charts
 // are SVG drawn by gonum/plot, inlined; the page loads nothing (no
 // script, no font or style from elsewhere; its Content-Security-Policy
 // forbids it) and opens offline. Every string from r is escaped.
@@ -59,6 +61,9 @@ func HTMLReport(w io.Writer, r *stats.Result) error {
 	}
 	if r.Profile != nil {
 		p.Sections = append(p.Sections, profileSection(r.Profile))
+	}
+	if s, ok := diagnosisSection(r); ok {
+		p.Sections = append(p.Sections, s)
 	}
 	var text bytes.Buffer
 	if err := Text(&text, r, Options{}); err != nil {

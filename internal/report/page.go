@@ -28,10 +28,11 @@ type card struct {
 	Label, Value, Note string
 }
 
-// section is one part of the page, drawn in this order: notes, charts,
-// tables, preformatted text.
+// section is one part of the page, drawn in this order: headline,
+// notes, charts, tables, preformatted text.
 type section struct {
 	ID, Title string
+	Headline  string // a sentence set apart under the title ("" none): the diagnosis's verdict
 	Notes     []string
 	Charts    []template.HTML // inline <svg> elements from gonum/plot
 	Tables    []table
@@ -104,7 +105,7 @@ func (p *page) clean() {
 	}
 	for i := range p.Sections {
 		s := &p.Sections[i]
-		s.Title = defuseControls(s.Title)
+		s.Title, s.Headline = defuseControls(s.Title), defuseControls(s.Headline)
 		cleanAll(s.Notes)
 		for j := range s.Tables {
 			t := &s.Tables[j]
