@@ -272,12 +272,10 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 			res.StoppedBy, res.StopError = stats.StopError, err.Error()
 		}
 	}
-	// Connections carry over only from a load that ended by its count: a
-	// stop interrupts its clients for good. The load's timer may have
-	// fired after the count ended it; if less than its time has passed
-	// now, after Run stopped the timer, it never fired.
-	p.pool.settle(lc.KeepOpen && res.StoppedBy == stats.StopCount &&
-		(cfg.Duration == 0 || time.Since(res.Start) < cfg.Duration))
+	// Connections carry over only from a load that ended by its count and
+	// was never stopped (its timer or a signal coming as it ended): a stop
+	// interrupts its clients for good.
+	p.pool.settle(lc.KeepOpen && res.StoppedBy == stats.StopCount && !run.Stopped())
 	// The load's connections, tasks and buffers are garbage now: collect
 	// them, so that the report's allocations (hdrhistogram's distributions
 	// scale with the latency range) reuse their memory instead of raising

@@ -84,7 +84,10 @@ func TestRampLiveCountsCarriedConnections(t *testing.T) {
 	if err != nil || len(out.Ramp.Steps) != 2 {
 		t.Fatalf("%v, %d steps", err, len(out.Ramp.Steps))
 	}
-	if s := out.Ramp.Steps[1]; s.Counts.ConnsOpened != 2 || last.ConnsOpen != 4 {
-		t.Errorf("step 2 opened %d; the panel shows %d open, want 4 (2 carried, 2 opened)", s.Counts.ConnsOpened, last.ConnsOpen)
+	// A worker that got no request (on a busy machine the other may take
+	// them all) opens no connection: count what each step opened.
+	carried, opened := out.Ramp.Steps[0].Counts.ConnsOpened, out.Ramp.Steps[1].Counts.ConnsOpened
+	if carried < 1 || carried > 2 || opened > 4-carried || last.ConnsOpen != carried+opened {
+		t.Errorf("step 1 opened %d, step 2 %d; the panel shows %d open, want %d (carried and opened)", carried, opened, last.ConnsOpen, carried+opened)
 	}
 }

@@ -300,9 +300,10 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 	if r.cfg.Warmup > 0 {
 		defer r.endWarmup()()
 	}
+	var timer *time.Timer
 	if r.cfg.Duration > 0 {
-		t := time.AfterFunc(r.cfg.Warmup+r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
-		defer t.Stop()
+		timer = time.AfterFunc(r.cfg.Warmup+r.cfg.Duration, func() { r.Stop(stats.StopTime, nil) })
+		defer timer.Stop()
 	}
 	var wg sync.WaitGroup
 	if len(r.loops) > 0 {
@@ -320,11 +321,22 @@ func (r *Run) Run(ctx context.Context, base stats.Result) *stats.Result {
 		r.progress(done)
 	}
 	wg.Wait()
+	if timer != nil && !timer.Stop() {
+		// It fired as the load ended: its Stop, which interrupted the
+		// clients, may still be on its way. Make it now, so that the
+		// result says so (Stopped).
+		r.Stop(stats.StopTime, nil)
+	}
 	for _, l := range r.loops {
 		l.Close()
 	}
 	return r.result(base)
 }
+
+// Stopped reports whether Stop ran: the run was cut short, or its timer
+// or a signal came as it ended; either way its clients are interrupted
+// for good. Valid after Run returned.
+func (r *Run) Stopped() bool { return r.stopped.Load() }
 
 // endWarmup starts the timer that ends the warm-up (and calls
 // OnMeasure) and returns what Run defers: stop the timer, or wait for
