@@ -24,8 +24,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -231,7 +234,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		c.usage(stdout)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "gb help: no command %q (commands: capacity, compare, demo, k8s, merge, ramp, report, serve, version)\n", args[0])
+	fmt.Fprintf(stderr, "gb help: no command %q (commands: %s)\n", args[0], strings.Join(slices.Sorted(maps.Keys(commands)), ", "))
 	return exitUsage
 }
 
