@@ -34,7 +34,7 @@ func (c *Config) http2() bool { return c.Protocol == ProtocolHTTP2 || c.Protocol
 // streams is the streams per connection the Result records: 0 for
 // HTTP/1.1.
 func (c *Config) streams() int {
-	if !c.http2() {
+	if !c.http2() && !c.http3() {
 		return 0
 	}
 	return max(c.Streams, 1)
@@ -44,15 +44,17 @@ func (c *Config) streams() int {
 // command line's words.
 func (c *Config) checkProtocol(t *target) error {
 	switch c.Protocol {
-	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C:
+	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C, ProtocolHTTP3:
 	default:
-		return configErr(false, "unknown protocol %q (want h1, h2 or h2c)", c.Protocol)
+		return configErr(false, "unknown protocol %q (want h1, h2, h2c or h3)", c.Protocol)
 	}
 	switch {
 	case c.Streams < 0 || c.Streams > MaxStreams:
 		return configErr(false, "--streams %d is out of range [1..%d]", c.Streams, MaxStreams)
+	case c.http3():
+		return c.checkHTTP3(t)
 	case !c.http2() && c.Streams > 1:
-		return configErr(false, "--streams is HTTP/2's: add --http2 (https://) or --h2c (http://)")
+		return configErr(false, "--streams is HTTP/2's and HTTP/3's: add --http2 (https://), --h2c (http://) or --http3 (https://)")
 	case !c.http2():
 		return nil
 	case c.Protocol == ProtocolHTTP2 && !t.tls:

@@ -52,6 +52,8 @@ func (c *Config) startLazy() (*lazyTargets, error) {
 		return nil, configErr(false, "Targeter cannot be combined with Pipeline")
 	case c.http2():
 		return nil, configErr(false, "Targeter is not supported over HTTP/2")
+	case c.http3():
+		return nil, configErr(false, "Targeter is not supported over HTTP/3")
 	}
 	var first Target
 	if err := c.Targeter(&first); err != nil {

@@ -21,7 +21,7 @@ func (c *Config) compileScript(t *target) (*script.Program, error) {
 		return nil, nil
 	}
 	switch {
-	case c.http2():
+	case c.http2(), c.http3():
 		return nil, configErr(false, "Config.Script speaks HTTP/1.1 only: not with Config.Protocol %q", c.Protocol)
 	case len(c.Targets) > 0 || c.Targeter != nil:
 		return nil, configErr(false, "Config.Script and Config.Targets or Config.Targeter cannot be combined: the script makes the requests")
