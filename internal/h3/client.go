@@ -23,9 +23,9 @@ type Client struct {
 	stop atomic.Bool
 	live atomic.Pointer[conn] // the open connection, for Interrupt
 
-	cur      *conn     // nil = no connection
-	slots    []slot    // Config.Streams slots
-	free     []*slot   // slots not in flight
+	cur      *conn      // nil = no connection
+	slots    []slot     // Config.Streams slots
+	free     []*slot    // slots not in flight
 	done     chan *slot // slots whose exchange ended, for Next
 	inflight int
 	timer    *time.Timer // Next's wait for until; created at its first use
@@ -36,10 +36,10 @@ var _ load.Streamer = (*Client)(nil)
 // conn is one QUIC connection and its HTTP/3 client. Its counters are
 // the worker's.
 type conn struct {
-	udp    *net.UDPConn
-	tr     *quic.Transport
-	qc     *quic.Conn
-	hc     *http3.ClientConn
+	udp      *net.UDPConn
+	tr       *quic.Transport
+	qc       *quic.Conn
+	hc       *http3.ClientConn
 	in       uint64 // bytes received, as far as exchanges were charged
 	out      uint64 // bytes sent, likewise
 	served   int    // exchanges ended on it
