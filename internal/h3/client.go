@@ -225,6 +225,8 @@ func (c *Client) restart(s *slot) bool {
 	c.charge(s)
 	c.settle(s)
 	x := s.x
+	x.Retried = x.Retried || s.stale
+	x.Start, x.Err, x.Status, x.Info, x.Body = clock.Read(), nil, 0, 0, 0
 	fresh, o := c.ensure(x)
 	if o != stats.OK {
 		s.o, x.Done = o, clock.Read()
@@ -244,6 +246,9 @@ func (c *Client) charge(s *slot) {
 	s.x.BytesOut += int64(st.BytesSent - cn.out)
 	cn.in, cn.out = st.BytesReceived, st.BytesSent
 	cn.served++
+	if s.fresh && c.cfg.EarlyData {
+		c.noteEarly(s.x, cn)
+	}
 	s.x.KeepAlive = cn.qc.Context().Err() == nil
 	if cn.served == 1 && len(s.server) > 0 {
 		s.x.Server = s.server
@@ -263,4 +268,18 @@ func closeConn(cn *conn) {
 	_ = cn.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
 	_ = cn.tr.Close()
 	_ = cn.udp.Close()
+}
+
+// noteEarly records, on x which opened cn with early data, whether the
+// session was resumed: known only once the handshake completed, which it
+// has when x's response came.
+func (c *Client) noteEarly(x *load.Exchange, cn *conn) {
+	select {
+	case <-cn.qc.HandshakeComplete():
+	default:
+		return
+	}
+	st := cn.qc.ConnectionState()
+	x.Resumed = st.TLS.DidResume || st.Used0RTT
+	c.cfg.Client.NoteTLS(st.TLS)
 }

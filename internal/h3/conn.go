@@ -67,11 +67,12 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 func (c *Client) dialFailed(err error, x *load.Exchange) stats.Outcome {
 	x.Err = err
 	var hto *quic.HandshakeTimeoutError
+	var ito *quic.IdleTimeoutError
 	var te *quic.TransportError
 	switch {
 	case c.stop.Load():
 		return stats.AbortedSignal
-	case errors.As(err, &hto), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &hto), errors.As(err, &ito), errors.Is(err, context.DeadlineExceeded):
 		x.Err = errNoHandshake
 		return stats.TimeoutConnect
 	case errors.As(err, &te) && te.ErrorCode.IsCryptoError():

@@ -30,6 +30,7 @@ type slot struct {
 	fresh   bool           // x opened conn: x.Start and x.Connected are the dial's
 	retried bool           // x was sent again after its connection never carried it (see Client.restart)
 	requeue bool           // x never reached the server: send it on a new connection
+	stale   bool           // with requeue: x met a connection that had silently died; its resend is a retry
 	server  []byte         // the Server field of x's response
 	buf     []byte         // the bodies' read buffer
 	req     *http.Request  // with a request body: Config.req with body as its Body
@@ -48,7 +49,7 @@ const (
 
 // begin hands x, on cn, to the slot's goroutine, starting it if needed.
 func (s *slot) begin(x *load.Exchange, cn *conn, fresh bool) {
-	s.x, s.conn, s.fresh, s.o, s.requeue = x, cn, fresh, stats.OK, false
+	s.x, s.conn, s.fresh, s.o, s.requeue, s.stale = x, cn, fresh, stats.OK, false, false
 	if !s.running {
 		s.running = true
 		s.work = make(chan struct{}, 1)
@@ -94,9 +95,11 @@ func (s *slot) exchange() stats.Outcome {
 	if err := str.SendRequestHeader(cfg.req); err != nil {
 		return s.failed(str, err, phaseWrite)
 	}
-	if err := str.Close(); err != nil {
-		return s.failed(str, err, phaseWrite)
-	}
+	// The request's FIN. Its error is not the request's: a server that
+	// answered from the header section alone may already have stopped the
+	// stream's sending side (STOP_SENDING), and a connection that failed
+	// fails the read below too.
+	_ = str.Close()
 	x.Written = clock.Read()
 	var res *http.Response
 	for {
@@ -189,9 +192,15 @@ func (s *slot) failed(str *http3.RequestStream, err error, ph phase) stats.Outco
 		str.CancelRead(quic.StreamErrorCode(http3.ErrCodeRequestCanceled))
 		str.CancelWrite(quic.StreamErrorCode(http3.ErrCodeRequestCanceled))
 	}
-	if !s.retried && !s.c.stop.Load() && unsent(err, ph) {
-		s.requeue = true
-		return stats.FailWrite // unless the worker sends it again (Client.restart)
+	if !s.retried && !s.c.stop.Load() {
+		if unsent(err, ph) {
+			s.requeue = true
+			return stats.FailWrite // unless the worker sends it again (Client.restart)
+		}
+		if !s.fresh && ph <= phaseHead && s.c.cfg.Client.Idempotent && died(err) {
+			s.requeue, s.stale = true, true
+			return stats.FailStaleConn
+		}
 	}
 	o, e := s.c.classify(err, ph)
 	if e != nil {
@@ -209,6 +218,20 @@ func unsent(err error, ph phase) bool {
 	}
 	var he *http3.Error
 	return errors.As(err, &he) && he.Remote && he.ErrorCode == http3.ErrCodeRequestRejected
+}
+
+// died reports whether err means the connection ended without the
+// server saying why: its idle timeout (the server had dropped it
+// silently), a stateless reset (the server forgot it), or a close without
+// an error. On a connection that served before, before any response
+// byte, this is QUIC's keep-alive close race: the request goes once more,
+// on a new connection, as a retry (as HTTP/1.1's, RFC 9112 §9.3.1).
+func died(err error) bool {
+	var ie *quic.IdleTimeoutError
+	var sr *quic.StatelessResetError
+	var ae *quic.ApplicationError
+	return errors.As(err, &ie) || errors.As(err, &sr) ||
+		errors.As(err, &ae) && ae.Remote && ae.ErrorCode == quic.ApplicationErrorCode(http3.ErrCodeNoError)
 }
 
 // classify is the outcome of an exchange that failed with err in phase
