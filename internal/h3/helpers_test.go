@@ -34,7 +34,7 @@ var (
 )
 
 // testCert is a self-signed certificate for 127.0.0.1, made once.
-func testCert(t testing.TB) (tls.Certificate, *x509.CertPool) {
+func testCert(testing.TB) (tls.Certificate, *x509.CertPool) {
 	certOnce.Do(func() {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
@@ -70,7 +70,7 @@ type server struct {
 type connKey struct{}
 
 // startServer serves h on a new UDP port until the test ends.
-func startServer(t *testing.T, qc *quic.Config, h func(s *server, w http.ResponseWriter, r *http.Request)) *server {
+func startServer(t testing.TB, qc *quic.Config, h func(s *server, w http.ResponseWriter, r *http.Request)) *server {
 	t.Helper()
 	crt, _ := testCert(t)
 	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -102,7 +102,7 @@ func hello(_ *server, w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([
 
 // newConfig is a client configuration for addr: GET /, streams per
 // connection, timeout per request (-s).
-func newConfig(t *testing.T, addr string, streams int, timeout time.Duration, tc *tls.Config) *Config {
+func newConfig(t testing.TB, addr string, streams int, timeout time.Duration, tc *tls.Config) *Config {
 	t.Helper()
 	_, pool := testCert(t)
 	if tc == nil {
