@@ -107,4 +107,9 @@ func TestHTTP3RateWarmup(t *testing.T) {
 	if res.Latency[stats.Corrected] == nil {
 		t.Error("no corrected latency in rate mode")
 	}
+	// The measured part's first response came on a connection the
+	// warm-up opened: its Server field is still the server's.
+	if res.Server.Software != "gb-serve" {
+		t.Errorf("server software %q, want gb-serve", res.Server.Software)
+	}
 }

@@ -250,8 +250,8 @@ func (c *Client) charge(s *slot) {
 		c.noteEarly(s.x, cn)
 	}
 	s.x.KeepAlive = cn.qc.Context().Err() == nil
-	if cn.served == 1 && len(s.server) > 0 {
-		s.x.Server = s.server
+	if len(s.server) > 0 {
+		s.x.Server = s.server // valid until the slot's next exchange, which the worker starts after recording this one
 	}
 }
 
