@@ -3,11 +3,14 @@ package h3
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
@@ -170,5 +173,31 @@ func TestEarlyData(t *testing.T) {
 	}
 	if resumed != 2 || early.Load() == 0 || s.served.Load() != 3 {
 		t.Errorf("resumed %d of 3, early %d, served %d", resumed, early.Load(), s.served.Load())
+	}
+}
+
+// TestNoH3ALPN: a QUIC server that does not offer ALPN h3: the connect is
+// failed.tls with a Fatal error (the run stops: every request would fail
+// the same way), saying the server does not speak HTTP/3.
+func TestNoH3ALPN(t *testing.T) {
+	crt, _ := testCert(t)
+	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{crt}, NextProtos: []string{"other"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			if _, err := ln.Accept(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	c := New(context.Background(), newConfig(t, ln.Addr().String(), 1, 30*time.Second, nil))
+	tl := drive(t, c, 1)
+	var f *load.Fatal
+	if tl.outcomes[stats.FailTLS] != 1 || len(tl.errs) != 1 || !errors.As(tl.errs[0], &f) ||
+		!strings.Contains(tl.errs[0].Error(), "does not speak HTTP/3") {
+		t.Errorf("%+v %v", tl, tl.errs)
 	}
 }
