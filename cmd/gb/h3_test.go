@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
@@ -88,5 +91,47 @@ func TestHTTP3CaddyAccessLog(t *testing.T) {
 			t.Errorf("gb %v: ok %d (total %d), outcomes %v; caddy's log %+v", args, o[stats.OK], total, o, got)
 		}
 		total = got.Protocols["HTTP/3.0"]
+	}
+}
+
+// TestHTTP3NoLeaks (I10 for HTTP/3): after --http3 runs inside this
+// process (streams, rate mode, and a port where nothing answers over
+// UDP), goroutines and open file descriptors return to their baseline:
+// every QUIC connection, socket and stream goroutine ended.
+func TestHTTP3NoLeaks(t *testing.T) {
+	s := testsupport.Server(t, testserver.Options{TLS: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, s.CACertPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := s.TLSURL() + "/bytes/6"
+	silent := "https://" + strings.TrimPrefix(s.URL(), "http://") + "/" // TCP only: no UDP listener there
+	run([]string{"-q", "--http3", "--cacert", ca, "-n", "10", url}, io.Discard, io.Discard, nil)
+	time.Sleep(100 * time.Millisecond)
+	g0, f0 := runtime.NumGoroutine(), openFDs(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-c", "4", "--streams", "8", "-n", "2000", url}, 0},
+		{[]string{"-c", "2", "--streams", "2", "-t", "1", "-R", "300", url}, 0},
+		{[]string{"-c", "2", "-n", "4", "-s", "1", silent}, 1}, // no QUIC handshake: nothing got a response
+	} {
+		args := append([]string{"-q", "--http3", "--cacert", ca}, tc.args...)
+		if code := run(args, io.Discard, io.Discard, nil); code != tc.code {
+			t.Fatalf("gb %s: exit %d, want %d", strings.Join(args, " "), code, tc.code)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g, f := runtime.NumGoroutine(), openFDs(t)
+		if g <= g0 && f <= f0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("goroutines %d (baseline %d), fds %d (baseline %d)\n%s", g, g0, f, f0, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
