@@ -48,3 +48,13 @@ func TestStatuses(t *testing.T) {
 		t.Errorf("%+v", tl)
 	}
 }
+
+// TestZeroTimeout: Client.Timeout 0 is the documented 30 s, not an
+// immediate deadline.
+func TestZeroTimeout(t *testing.T) {
+	s := startServer(t, nil, hello)
+	c := New(context.Background(), newConfig(t, s.addr, 2, 0, nil))
+	if tl := drive(t, c, 10); tl.outcomes[stats.OK] != 10 {
+		t.Errorf("%+v %v", tl, tl.errs)
+	}
+}

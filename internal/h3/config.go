@@ -41,12 +41,13 @@ type Config struct {
 	// GET and HEAD when the TLS configuration has a session cache).
 	EarlyData bool
 
-	raddr *net.UDPAddr
-	tls   *tls.Config
-	quic  *quic.Config
-	tr    *http3.Transport // builds each connection's ClientConn; holds no connection
-	req   *http.Request    // the request, sent as it is by every stream (no body)
-	body  []byte           // the request's body; nil = none
+	timeout time.Duration // each request's deadline: Client.Timeout, 0 = 30 s
+	raddr   *net.UDPAddr
+	tls     *tls.Config
+	quic    *quic.Config
+	tr      *http3.Transport // builds each connection's ClientConn; holds no connection
+	req     *http.Request    // the request, sent as it is by every stream (no body)
+	body    []byte           // the request's body; nil = none
 }
 
 // ErrRequest is returned (wrapped) by NewConfig for a request HTTP/3
@@ -72,12 +73,15 @@ func NewConfig(cc *client.Config, req *h1.Request, streams int) (*Config, error)
 	tc := cc.TLS.Clone()
 	tc.NextProtos = []string{http3.NextProtoH3}
 	tc.MinVersion = tls.VersionTLS13 // QUIC is TLS 1.3 only (RFC 9001 §4.2)
-	c := &Config{Client: cc, Streams: max(streams, 1), raddr: raddr, tls: tc, req: hr, body: req.Body}
+	c := &Config{Client: cc, Streams: max(streams, 1), raddr: raddr, tls: tc, req: hr, body: req.Body, timeout: cc.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = 30 * time.Second
+	}
 	c.EarlyData = tc.ClientSessionCache != nil && (hr.Method == http.MethodGet || hr.Method == http.MethodHead)
 	dial := cc.DialTimeout()
 	c.quic = &quic.Config{
 		HandshakeIdleTimeout: dial,
-		MaxIdleTimeout:       max(cc.Timeout, 30*time.Second),
+		MaxIdleTimeout:       max(c.timeout, 30*time.Second),
 		// Large receive windows, so that flow control never slows a response
 		// (h2's client does the same with its SETTINGS).
 		InitialStreamReceiveWindow:     1 << 20,

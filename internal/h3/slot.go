@@ -77,7 +77,7 @@ func (s *slot) loop(work <-chan struct{}) {
 // the response, stamping x's times.
 func (s *slot) exchange() stats.Outcome {
 	x, cn, cfg := s.x, s.conn, s.c.cfg
-	deadline := time.Now().Add(cfg.Client.Timeout)
+	deadline := time.Now().Add(cfg.timeout)
 	if cfg.body != nil {
 		return s.roundTrip(deadline)
 	}
