@@ -234,3 +234,30 @@ func TestLargeBodyMemory(t *testing.T) {
 		t.Errorf("allocated %d bytes while a %d-byte body crossed", grew, size)
 	}
 }
+
+// TestRequestRejected: the server rejects its first connection's third
+// stream unprocessed (H3_REQUEST_REJECTED, RFC 9114 §4.1.1): that request
+// goes again, once, on a new connection, and ends ok; nothing is lost or
+// counted twice.
+func TestRequestRejected(t *testing.T) {
+	var first atomic.Pointer[quic.Conn]
+	var onFirst atomic.Int64
+	s := startServer(t, nil, func(_ *server, w http.ResponseWriter, r *http.Request) {
+		qc := r.Context().Value(connKey{}).(*quic.Conn)
+		first.CompareAndSwap(nil, qc)
+		if first.Load() == qc && onFirst.Add(1) == 3 {
+			str, err := w.(http3.HTTPStreamer).HTTPStream()
+			if err == nil {
+				str.CancelRead(quic.StreamErrorCode(http3.ErrCodeRequestRejected))
+				str.CancelWrite(quic.StreamErrorCode(http3.ErrCodeRequestRejected))
+			}
+			return
+		}
+		_, _ = w.Write([]byte("hello\n"))
+	})
+	c := New(context.Background(), newConfig(t, s.addr, 2, 30*time.Second, nil))
+	tl := drive(t, c, 40)
+	if tl.outcomes[stats.OK] != 40 || tl.total() != 40 || s.served.Load() != 41 || tl.opened != 2 || tl.closed != 2 {
+		t.Errorf("%+v %v, served %d", tl, tl.errs, s.served.Load())
+	}
+}
