@@ -37,7 +37,7 @@ func (c *Config) http2() bool { return c.Protocol == ProtocolHTTP2 || c.Protocol
 // streams is the streams per connection the Result records: 0 for
 // HTTP/1.1.
 func (c *Config) streams() int {
-	if !c.http2() {
+	if !c.http2() && !c.http3() {
 		return 0
 	}
 	return max(c.Streams, 1)
@@ -46,15 +46,17 @@ func (c *Config) streams() int {
 // checkProtocol refuses what the protocol cannot do with t.
 func (c *Config) checkProtocol(t *target) error {
 	switch c.Protocol {
-	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C:
+	case "", ProtocolHTTP1, ProtocolHTTP2, ProtocolH2C, ProtocolHTTP3:
 	default:
-		return configErr("Protocol", "unknown {Protocol} %q (want h1, h2 or h2c)", c.Protocol)
+		return configErr("Protocol", "unknown {Protocol} %q (want h1, h2, h2c or h3)", c.Protocol)
 	}
 	switch {
 	case c.Streams < 0 || c.Streams > MaxStreams:
 		return configErr("Streams", "{Streams} %d is out of range [1..%d]", c.Streams, MaxStreams)
+	case c.http3():
+		return c.checkHTTP3(t)
 	case !c.http2() && c.Streams > 1:
-		return configErr("Streams", "{Streams} is HTTP/2's: add {Protocol=h2} (https://) or {Protocol=h2c} (http://)")
+		return configErr("Streams", "{Streams} is HTTP/2's and HTTP/3's: add {Protocol=h2} (https://), {Protocol=h2c} (http://) or {Protocol=h3} (https://)")
 	case !c.http2():
 		return nil
 	case c.Protocol == ProtocolHTTP2 && !t.tls:

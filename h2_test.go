@@ -23,12 +23,12 @@ func TestHTTP2Config(t *testing.T) {
 	}{
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolHTTP2}, "needs an https:// URL"},
 		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolH2C}, "needs an http:// URL"},
-		{gb.Config{URL: "http://127.0.0.1:1/", Streams: 2}, "Config.Streams is HTTP/2's: add Config.Protocol \"h2\""},
+		{gb.Config{URL: "http://127.0.0.1:1/", Streams: 2}, "Config.Streams is HTTP/2's and HTTP/3's: add Config.Protocol \"h2\""},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Pipeline: 2}, "Config.Pipeline is HTTP/1.1's"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Targets: []gb.Target{{URL: "http://127.0.0.1:1/b"}}}, "several targets are not supported with HTTP/2"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Compressed: true}, "Config.Compressed is not supported with HTTP/2"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Streams: gb.MaxStreams + 1}, "out of range"},
-		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: "h3"}, "unknown Config.Protocol \"h3\""},
+		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: "h9"}, "unknown Config.Protocol \"h9\""},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Headers: []string{"TE: gzip"}}, "only \"trailers\""},
 	} {
 		tc.cfg.Requests = 10

@@ -70,6 +70,8 @@ func (c *Config) checkTargeter() error {
 		return configErr("Targeter", "{Targeter} cannot be combined with {Pipeline}")
 	case c.http2():
 		return configErr("Targeter", "{Targeter} is not supported over HTTP/2")
+	case c.http3():
+		return configErr("Targeter", "{Targeter} is not supported over HTTP/3")
 	}
 	return nil
 }

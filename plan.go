@@ -14,6 +14,7 @@ import (
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h2"
+	"github.com/gb-bench/gb/internal/h3"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/internal/script"
@@ -38,6 +39,7 @@ type Plan struct {
 	multi  *multiTarget    // several targets (targets.go); nil = one
 	lazy   *lazyTargets    // Config.Targeter's (lazy.go); nil = none
 	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
+	h3     *h3.Config      // HTTP/3 clients' configuration; nil = not HTTP/3
 	script *script.Program // Config.Script compiled; nil = none
 }
 
@@ -94,6 +96,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	}
 	p.useLazy(lazy)
 	if p.h2, err = newH2(&cfg, t, req, p.client); err != nil {
+		return nil, err
+	}
+	if p.h3, err = newH3(&cfg, req, p.client); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {
@@ -310,6 +315,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		lc.NewConn = p.pool.newConn
 	}
 	p.useH2(&lc)
+	p.useH3(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
@@ -424,7 +430,9 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 func (p *Plan) chooseEngine() error {
 	err := evloop.Available()
 	switch {
-	case p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && p.cfg.Engine != EngineLoopTasks && err != nil:
+	case p.cfg.http3() && (p.cfg.Engine == EngineLoop || p.cfg.Engine == EngineLoopTasks):
+		return configErr("Engine", "{Engine} %s cannot drive {Protocol=h3}: quic-go does its I/O on goroutines of its own; use {Engine=goroutine} or {Engine=auto}", p.cfg.Engine)
+	case p.cfg.http3(), p.cfg.Engine == EngineGoroutine, p.cfg.Engine != EngineLoop && p.cfg.Engine != EngineLoopTasks && err != nil:
 		return nil
 	case err != nil:
 		return configErr("Engine", "{Engine} %s cannot run on this system (%v); use {Engine=goroutine}", p.cfg.Engine, err)
@@ -480,4 +488,6 @@ func resolve(host string) (string, error) {
 	return addrs[0].IP.String(), nil
 }
 
-func (c *Config) keepAlive() bool { return c.KeepAlive || c.Pipeline > 1 || c.http2() }
+func (c *Config) keepAlive() bool {
+	return c.KeepAlive || c.Pipeline > 1 || c.http2() || c.http3()
+}

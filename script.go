@@ -18,7 +18,7 @@ func (c *Config) checkScript() error {
 	switch {
 	case c.Script == "":
 		return nil
-	case c.http2():
+	case c.http2(), c.http3():
 		return configErr("Script", "{Script} speaks HTTP/1.1 only: not with {Protocol} %q", c.Protocol)
 	case len(c.Targets) > 0 || c.Targeter != nil:
 		return configErr("Script", "{Script} and {Targets} or {Targeter} cannot be combined: the script makes the requests")

@@ -96,7 +96,7 @@ type Target struct {
 	VariableLength bool          `json:"variable_length"` // -l: length differences are not failures
 	TLSVerify      bool          `json:"tls_verify"`
 	TLSResume      bool          `json:"tls_resume,omitempty"` // --tls-resume: new connections offered the sessions earlier ones got
-	Engine         string        `json:"engine"`               // the protocol: "h1", "h2" (HTTP/2 over TLS) or "h2c" (HTTP/2 cleartext)
+	Engine         string        `json:"engine"`               // the protocol: "h1", "h2" (HTTP/2 over TLS), "h2c" (HTTP/2 cleartext) or "h3" (HTTP/3 over QUIC)
 	Compressed     bool          `json:"compressed,omitempty"` // --compressed: Accept-Encoding sent and every body's coding checked
 
 	// StartAt is when the load was set to start (--start-at), UTC; the

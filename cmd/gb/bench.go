@@ -68,7 +68,7 @@ func (o *options) checkScript() error {
 	switch {
 	case c.Script == "":
 	case c.Protocol != "" && c.Protocol != gb.ProtocolHTTP1:
-		return getopt.Errorf(false, "--script speaks HTTP/1.1 only: not with --http2 or --h2c")
+		return getopt.Errorf(false, "--script speaks HTTP/1.1 only: not with --http2, --h2c or --http3")
 	case c.Pipeline > 1:
 		return getopt.Errorf(false, "--script and --pipeline cannot be combined: a script pipelines by returning several requests")
 	case len(o.moreURLs) > 0 || o.targetsFile != "":

@@ -139,7 +139,11 @@ var abSpecs = []flagSpec{
 		o.cfg.Protocol = gb.ProtocolH2C
 		return nil
 	}),
-	opt(0, "streams", "n", "HTTP/2: requests in flight on each connection (h2load's -m;\ndefault 1); the server's MAX_CONCURRENT_STREAMS may lower it", func(o *options, v string) (err error) {
+	opt(0, "http3", "", "Speak HTTP/3 over QUIC (https:// URLs; UDP to the URL's port,\nALPN h3); connections are kept alive; with --tls-resume, GET and\nHEAD go in 0-RTT when the server takes early data", func(o *options, _ string) error {
+		o.cfg.Protocol = gb.ProtocolHTTP3
+		return nil
+	}),
+	opt(0, "streams", "n", "HTTP/2 and HTTP/3: requests in flight on each connection\n(h2load's -m; default 1); the server's stream limit may lower it", func(o *options, v string) (err error) {
 		o.cfg.Streams, err = getopt.Positive(v)
 		return err
 	}),

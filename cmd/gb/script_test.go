@@ -46,7 +46,7 @@ end
 	}
 
 	r = runGB(t, "--h2c", "-n", "3", "--script", argsLua, url)
-	if r.code != 22 || r.stderr != "gb: --script speaks HTTP/1.1 only: not with --http2 or --h2c\n" {
+	if r.code != 22 || r.stderr != "gb: --script speaks HTTP/1.1 only: not with --http2, --h2c or --http3\n" {
 		t.Errorf("--h2c: exit %d, stderr %q", r.code, r.stderr)
 	}
 

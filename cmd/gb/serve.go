@@ -49,7 +49,8 @@ func serve(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 const serveUsage = `Usage: gb serve [--addr 127.0.0.1:8080] [--tls] [--unix PATH] [--no-pprof] [--public]
     --addr host:port  Listen address (default 127.0.0.1:8080; port 0 = any free port);
                       HTTP/1.1, and HTTP/2 with prior knowledge (h2c)
-    --tls             Also serve HTTPS (h2 and http/1.1 by ALPN) with a certificate generated at start
+    --tls             Also serve HTTPS (h2 and http/1.1 by ALPN) with a certificate generated at start,
+                      and HTTP/3 (QUIC) on the same port number over UDP (announced by Alt-Svc)
     --unix PATH       Also serve HTTP/1.1 and h2c on a unix socket (a stale socket there is replaced)
     --no-pprof        Do not mount /debug/pprof/ and /debug/vars
     --public          Allow a non-loopback listen address
@@ -120,6 +121,7 @@ func printServer(w io.Writer, srv *testserver.Server) {
 	fmt.Fprintf(w, "  http:   %s\n", srv.URL())
 	if u := srv.TLSURL(); u != "" {
 		fmt.Fprintf(w, "  https:  %s (h2 and HTTP/1.1; CA certificate: gb serve prints it below)\n", u)
+		fmt.Fprintf(w, "  h3:     %s (HTTP/3 over QUIC on the same port over UDP: gb --http3)\n", u)
 	}
 	if p := srv.UnixPath(); p != "" {
 		fmt.Fprintf(w, "  unix:   %s (HTTP/1.1 and h2c; curl --unix-socket %s http://localhost/hello)\n", p, p)

@@ -128,18 +128,27 @@ func (f *Fast) noteTLS(tc *tls.Conn) { f.cfg.noteTLS(tc) }
 
 // noteTLS records the first completed handshake's details.
 func (c *Config) noteTLS(tc *tls.Conn) {
-	c.tlsOnce.Do(func() {
-		st := tc.ConnectionState()
-		c.tlsInfo = TLSInfo{
-			Version:    tlsVersionName(st.Version),
-			Cipher:     tls.CipherSuiteName(st.CipherSuite),
-			ServerName: st.ServerName,
-		}
-		c.tlsInfo.TempKey = tempKey(st.CurveID)
-		if len(st.PeerCertificates) > 0 {
-			c.tlsInfo.KeyBits = keyBits(st.PeerCertificates[0].PublicKey)
-		}
-	})
+	c.tlsOnce.Do(func() { c.setTLS(tc.ConnectionState()) })
+}
+
+// NoteTLS records st as the run's first completed handshake unless one
+// was recorded: for clients of other transports over the same Config
+// (internal/h3's QUIC connections). Called once per connection.
+func (c *Config) NoteTLS(st tls.ConnectionState) {
+	c.tlsOnce.Do(func() { c.setTLS(st) })
+}
+
+// setTLS records st's details for TLSSession.
+func (c *Config) setTLS(st tls.ConnectionState) {
+	c.tlsInfo = TLSInfo{
+		Version:    tlsVersionName(st.Version),
+		Cipher:     tls.CipherSuiteName(st.CipherSuite),
+		ServerName: st.ServerName,
+	}
+	c.tlsInfo.TempKey = tempKey(st.CurveID)
+	if len(st.PeerCertificates) > 0 {
+		c.tlsInfo.KeyBits = keyBits(st.PeerCertificates[0].PublicKey)
+	}
 }
 
 // tempKey describes a key exchange group as ab's "Server Temp Key" line.

@@ -6,8 +6,9 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// protocolLine is the gb section's "protocol" value for an HTTP/2 run
-// (Target.Engine "h2" or "h2c"); "" for HTTP/1.1, which has no such line.
+// protocolLine is the gb section's "protocol" value for an HTTP/2 or
+// HTTP/3 run (Target.Engine "h2", "h2c" or "h3"); "" for HTTP/1.1, which
+// has no such line.
 func protocolLine(t *stats.Target) string {
 	var name string
 	switch t.Engine {
@@ -15,6 +16,8 @@ func protocolLine(t *stats.Target) string {
 		name = "HTTP/2 over TLS (h2)"
 	case "h2c":
 		name = "HTTP/2 over cleartext TCP (h2c, prior knowledge)"
+	case "h3":
+		name = "HTTP/3 over QUIC (h3)"
 	default:
 		return ""
 	}

@@ -10,12 +10,14 @@ import (
 
 // protoNames are the protocols requests are counted by (Traffic.Protocols),
 // indexed by protoIndex.
-var protoNames = [...]string{"HTTP/1.0", "HTTP/1.1", "HTTP/2.0"}
+var protoNames = [...]string{"HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"}
 
-// protoIndex returns r's index in protoNames: HTTP/2 and HTTP/1.0 by
-// name, every other protocol as HTTP/1.1.
+// protoIndex returns r's index in protoNames: HTTP/3, HTTP/2 and HTTP/1.0
+// by name, every other protocol as HTTP/1.1.
 func protoIndex(r *http.Request) int {
 	switch {
+	case r.ProtoMajor == 3:
+		return 3
 	case r.ProtoMajor == 2:
 		return 2
 	case r.ProtoMajor == 1 && r.ProtoMinor == 0:

@@ -12,6 +12,10 @@ type Ledger struct {
 	TLS   Traffic `json:"tls"`   // HTTPS listener (TLSURL); zero without TLS
 	Unix  Traffic `json:"unix"`  // unix socket listener (UnixPath); zero without Options.Unix
 	Fault Traffic `json:"fault"` // raw fault listener (FaultURL)
+	// H3 is HTTP/3 on the TLS listener's port over UDP (QUIC); zero
+	// without TLS. Its BytesIn and BytesOut stay 0: quic-go owns the
+	// socket.
+	H3 Traffic `json:"h3"`
 
 	// Exchanges holds one row per request read by the fault listener, in
 	// arrival order, at most maxExchanges of them.
@@ -41,7 +45,7 @@ type Traffic struct {
 	// carried none yet.
 	RequestsPerConn map[int64]int64 `json:"requests_per_conn"`
 	// Protocols splits Requests by protocol as net/http names it
-	// (Request.Proto): "HTTP/1.0", "HTTP/1.1", "HTTP/2.0"; protocols with
+	// (Request.Proto): "HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"; protocols with
 	// no request are absent. Empty for the fault listener, whose requests
 	// are raw HTTP/1.x.
 	Protocols map[string]int64 `json:"protocols"`

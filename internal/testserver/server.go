@@ -16,6 +16,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/testserver/fault"
 	"github.com/gb-bench/gb/internal/testserver/shape"
+	"github.com/quic-go/quic-go/http3"
 )
 
 // closeWait bounds how long Close waits for handlers to return after it has
@@ -56,6 +57,9 @@ type Server struct {
 	mux                    *http.ServeMux
 	httpT, tlsT, faultT    *tally
 	unixT                  *tally // nil without Options.Unix
+	h3Ln                   *net.UDPConn
+	h3Srv                  *http3.Server // HTTP/3 on the TLS port; nil without TLS
+	h3T                    *tally
 	fault                  *fault.Server
 	ca                     *authority // nil without TLS
 	stall                  stall
@@ -86,6 +90,9 @@ func Start(o Options) (*Server, error) {
 			if ln != nil {
 				ln.Close()
 			}
+		}
+		if s.h3Ln != nil {
+			s.h3Ln.Close()
 		}
 		return nil, err
 	}
@@ -127,7 +134,7 @@ func (s *Server) listen(addr, host string) error {
 	s.tlsSrv = s.newHTTPServer(p)
 	s.tlsSrv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.ca.leaf}, MinVersion: tls.VersionTLS12,
 		SessionTicketsDisabled: s.opts.NoResume}
-	return nil
+	return s.listenH3()
 }
 
 // cleartext returns the protocols of the plain listeners: HTTP/1.1, and
@@ -189,6 +196,7 @@ func (s *Server) serve() {
 			s.tlsSrv.ServeTLS(s.tlsLn, "", "")
 		}()
 	}
+	s.serveH3()
 }
 
 // connKey is the request context key of the serving *conn.
@@ -291,7 +299,8 @@ func (s *Server) Stall(d time.Duration) { s.stall.set(d) }
 
 // Ledger returns a snapshot copy of what the server saw so far.
 func (s *Server) Ledger() Ledger {
-	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Unix: s.unixT.snapshot(), Fault: s.faultT.snapshot()}
+	l := Ledger{HTTP: s.httpT.snapshot(), TLS: s.tlsT.snapshot(), Unix: s.unixT.snapshot(), Fault: s.faultT.snapshot(),
+		H3: s.h3T.snapshot()}
 	l.Exchanges, l.DroppedExchanges = s.fault.Exchanges()
 	return l
 }
@@ -303,6 +312,7 @@ func (s *Server) ResetLedger() {
 	s.httpT.reset()
 	s.tlsT.reset()
 	s.unixT.reset()
+	s.h3T.reset()
 	s.faultT.reset()
 	s.fault.ResetExchanges()
 	s.dice.Reset()
@@ -329,8 +339,11 @@ func (s *Server) shutdown() error {
 			errs = append(errs, srv.Close())
 		}
 	}
+	if s.h3Srv != nil {
+		errs = append(errs, s.h3Srv.Close(), s.h3Ln.Close())
+	}
 	errs = append(errs, s.fault.Close())
-	for _, t := range []*tally{s.httpT, s.tlsT, s.unixT, s.faultT} {
+	for _, t := range []*tally{s.httpT, s.tlsT, s.unixT, s.faultT, s.h3T} {
 		if t != nil {
 			t.closeAll() // also any connection net/http accepted but did not track yet
 		}
