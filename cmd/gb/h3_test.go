@@ -21,7 +21,7 @@ func TestHTTP3UsageErrors(t *testing.T) {
 		{"--http3 -n 1 http://127.0.0.1:1/", "--http3 needs an https:// URL"},
 		{"--http3 -n 1 -X 127.0.0.1:3128 https://127.0.0.1:1/", "-X cannot apply to --http3"},
 		{"--http3 -n 1 --unix-socket /tmp/gb-h3.sock https://127.0.0.1:1/", "--unix-socket cannot apply to --http3"},
-		{"--http3 -n 1 --engine loop https://127.0.0.1:1/", "--engine=loop cannot drive --http3"},
+		{"--http3 -n 1 --engine loop https://127.0.0.1:1/", "--engine loop cannot drive --http3"},
 		{"--http3 -n 8 --pipeline 4 https://127.0.0.1:1/", "--pipeline is HTTP/1.1's"},
 		{"--http3 -n 1 -f TLS1.2 https://127.0.0.1:1/", "QUIC is TLS 1.3 only"},
 		{"--streams 4 -n 1 https://127.0.0.1:1/", "--streams is HTTP/2's and HTTP/3's"},
