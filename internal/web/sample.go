@@ -20,8 +20,8 @@ type Figures struct {
 	// the series closed so far: a histogram the Source sets (a fresh copy)
 	// and nothing else writes; nil = none yet.
 	Latency   *hdrhistogram.Histogram
-	ServerCPU float64 // cores the server was busy in its last CPU window
-	ServerSet bool    // ServerCPU was read (--profile with cpu)
+	ServerCPU float64       // cores the server was busy in its last CPU window
+	ServerSet bool          // ServerCPU was read (--profile with cpu)
 	ClientCPU time.Duration // gb's CPU time so far, user+system; 0 = unknown
 }
 
