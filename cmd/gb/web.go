@@ -35,9 +35,13 @@ func setWebAddr(o *options, v string) error {
 	return nil
 }
 
+// setWebLinger takes seconds or a duration, and 0 (stop serving at once).
 func setWebLinger(o *options, v string) (err error) {
+	o.web.linger, o.web.lingerSet = 0, true
+	if d, perr := time.ParseDuration(v); perr == nil && d == 0 || v == "0" {
+		return nil
+	}
 	o.web.linger, err = getopt.Seconds(v)
-	o.web.lingerSet = true
 	return err
 }
 

@@ -38,9 +38,9 @@ type cdpMessage struct {
 // Browser is a headless Chromium with one page, driven over the DevTools
 // protocol on a pipe (--remote-debugging-pipe). Every request the page
 // makes is recorded (Requests). Its network is cut off but for loopback:
-// every host name fails to resolve and the proxy is a closed port
-// (Chromium never proxies loopback addresses). Not safe for concurrent
-// use.
+// every host name but 127.0.0.1 and localhost fails to resolve and the
+// proxy is a closed port (Chromium never proxies loopback addresses). Not
+// safe for concurrent use.
 type Browser struct {
 	tb       testing.TB
 	toChrome *os.File
@@ -88,7 +88,7 @@ func StartChromium(tb testing.TB) *Browser {
 		"--user-data-dir="+tb.TempDir(), "--no-first-run", "--no-default-browser-check",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
 		"--hide-scrollbars", "--force-device-scale-factor=1",
-		"--proxy-server="+proxy, "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank")
+		"--proxy-server="+proxy, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost", "about:blank")
 	cmd.ExtraFiles = []*os.File{cmdR, evW} // fd 3 and 4
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -80,16 +80,17 @@ function draw(id, list, unit) {
 	g.strokeStyle = '#e6e6e6';
 	g.fillStyle = '#555';
 	g.lineWidth = 1;
+	const ydigits = Math.max(0, Math.min(4, 1 - Math.floor(Math.log10(ymax / 4))));
 	for (let i = 0; i <= 4; i++) {
 		const v = ymax * i / 4, yy = Math.round(y(v)) + 0.5;
 		g.beginPath(); g.moveTo(left, yy); g.lineTo(w - right, yy); g.stroke();
 		g.textAlign = 'right';
-		g.fillText(fmt(v, v < 10 ? 2 : 0) + unit, left - 4, yy + 4);
+		g.fillText(fmt(v, ydigits) + unit, left - 4, yy + 4);
 	}
 	g.textAlign = 'center';
 	for (let i = 0; i <= 4; i++) {
 		const t = t0 + (t1 - t0) * i / 4;
-		g.fillText(clock(t), x(t), h - 6);
+		g.fillText(t1 - t0 < 8 ? t.toFixed(1) + 's' : clock(t), x(t), h - 6);
 	}
 	for (const s of list) {
 		g.strokeStyle = s.color;
