@@ -46,6 +46,9 @@ func TestWebBadInput(t *testing.T) {
 	if r := runGB(t, "-n", "5", "--web", ":0", "--web-linger", "soon", srv.URL()+"/"); r.code != exitUsage {
 		t.Errorf("--web-linger soon: exit %d, %q", r.code, r.stderr)
 	}
+	if r := runGB(t, "ramp", "--from", "1", "--to", "2", "--web", ":0", srv.URL()+"/"); r.code != exitUsage || !strings.Contains(r.stderr, "--web is for one run") {
+		t.Errorf("gb ramp --web: exit %d, %q; want 22 and a refusal", r.code, r.stderr)
+	}
 }
 
 // gated is a loopback HTTP server whose requests after the first hold
