@@ -104,20 +104,19 @@ func webSource(l *gb.Live) web.Source {
 	}
 }
 
-// finish gives the page the final report (the HTML of --html, of res; nil
-// when the load gave none).
+// finish ends the page's run and gives it the final report (the HTML of
+// --html, of res; none when the load gave none).
 func (p *livePage) finish(res *gb.Result) {
 	if p == nil {
 		return
 	}
-	var html []byte
-	if res != nil {
+	p.srv.Finish(func() []byte {
 		var b bytes.Buffer
-		if report.HTMLReport(&b, res) == nil {
-			html = b.Bytes()
+		if res == nil || report.HTMLReport(&b, res) != nil {
+			return nil
 		}
-	}
-	p.srv.Finish(html)
+		return b.Bytes()
+	})
 }
 
 // linger keeps serving after the load: for --web-linger, or by default

@@ -63,13 +63,14 @@ type Server struct {
 	served chan struct{} // closed when Serve returned
 	ticked chan struct{} // closed when the sampler returned
 
-	mu     sync.Mutex // guards what follows; held for one sample, never by the load
-	src    Source
-	samp   sampler
-	ended  bool   // Finish was called
-	report []byte // the final report's HTML; nil = none
-	await  int    // end events sent to watchers whose page has not fetched the report yet
-	settle chan struct{}
+	mu       sync.Mutex // guards what follows; held for one sample, never by the load
+	src      Source
+	samp     sampler
+	ended    bool   // Finish was called: no more samples
+	finished bool   // Finish sent the end
+	report   []byte // the final report's HTML; nil = none
+	await    int    // end events sent to watchers whose page has not fetched the report yet
+	settle   chan struct{}
 }
 
 // Listen binds addr ("host:port"; an empty host is 127.0.0.1, so ":8089"
@@ -185,31 +186,41 @@ type End struct {
 	Report string `json:"report,omitempty"` // "/report"; absent when there is none
 }
 
-// Finish ends the page's run: it sends the final figures and makes report
-// (the HTML of --html; nil when there is none) the page at /report, to
-// which the watching pages turn. Call it once, after the load.
-func (s *Server) Finish(report []byte) {
+// Finish ends the page's run: it takes the final figures at once, then
+// makes render's HTML (the report of --html; render nil or returning nil:
+// none) the page at /report, and sends the end to the watching pages,
+// which turn to it. Only the first call counts.
+func (s *Server) Finish(render func() []byte) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.ended {
+		s.mu.Unlock()
 		return
 	}
-	s.ended, s.report = true, report
+	s.ended = true // the sampler stops
 	end := End{}
 	if s.src != nil {
 		end.Final = s.samp.sample(s.src)
 	}
+	s.mu.Unlock()
+	var report []byte
+	if render != nil {
+		report = render() // not under mu: the report takes a while
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.report = report
 	if report != nil {
 		end.Report = "/report"
 	}
 	s.await += s.hub.finish(event("end", end))
+	s.finished = true
 	s.settleIfDone()
 }
 
 // settleIfDone closes settle when every page that got the end has fetched
 // the report (or there is none to fetch). Under mu.
 func (s *Server) settleIfDone() {
-	if s.ended && (s.await <= 0 || s.report == nil) {
+	if s.finished && (s.await <= 0 || s.report == nil) {
 		select {
 		case <-s.settle:
 		default:

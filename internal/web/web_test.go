@@ -201,7 +201,7 @@ func TestEventStream(t *testing.T) {
 	}
 	report := []byte("<!DOCTYPE html><title>the report</title>")
 	sc.set(figures(2.5, 400, 1, hist(t, 100, 1000, 3000)))
-	s.Finish(report)
+	s.Finish(func() []byte { return report })
 	var end End
 	next(t, r, "end", &end)
 	if end.Report != "/report" || end.Final.OK != 400 || end.Final.Other["failed.connect"] != 1 {
