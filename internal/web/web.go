@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,7 @@ type Server struct {
 	srv    *http.Server
 	hub    *hub
 	public bool          // listens on an address other machines may reach
+	host   string        // the host asked for (127.0.0.1 for none), for URL
 	quit   chan struct{} // closed by Close: the sampler and the streams stop
 	served chan struct{} // closed when Serve returned
 	ticked chan struct{} // closed when the sampler returned
@@ -93,7 +95,7 @@ func listen(addr string, every time.Duration) (*Server, error) {
 	if err != nil {
 		return nil, listenCause(err)
 	}
-	s := &Server{ln: netutil.LimitListener(ln, maxConns), hub: newHub(), public: !isLoopback(ln.Addr()),
+	s := &Server{ln: netutil.LimitListener(ln, maxConns), hub: newHub(), public: !isLoopback(ln.Addr()), host: host,
 		quit: make(chan struct{}), served: make(chan struct{}), ticked: make(chan struct{}), settle: make(chan struct{})}
 	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 	go func() {
@@ -108,7 +110,11 @@ func listen(addr string, every time.Duration) (*Server, error) {
 func listenCause(err error) error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
+		err = op.Err
+	}
+	var sc *os.SyscallError
+	if errors.As(err, &sc) && sc.Err != nil {
+		err = sc.Err
 	}
 	return err
 }
@@ -123,8 +129,12 @@ func isLoopback(a net.Addr) bool {
 // Addr returns the address served (the port chosen for ":0").
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL returns the page's address, e.g. "http://127.0.0.1:8089/".
-func (s *Server) URL() string { return "http://" + s.Addr() + "/" }
+// URL returns the page's address, e.g. "http://127.0.0.1:8089/": the host
+// asked for and the port served.
+func (s *Server) URL() string {
+	_, port, _ := net.SplitHostPort(s.Addr())
+	return "http://" + net.JoinHostPort(s.host, port) + "/"
+}
 
 // Public reports whether other machines may reach the server: it listens
 // on an address that is not a loopback one.
