@@ -110,6 +110,7 @@ func startRun(t *testing.T, args ...string) (wait func() int, stderr *lockedBuff
 // not hold the load up: the run ends with its report and gb exits.
 func TestWebStalledWatcher(t *testing.T) {
 	g := newGated(t, 50)
+	defer g.release() // a failure ends the load too
 	addr := freePort(t)
 	wait, stderr := startRun(t, "-c", "2", "-n", "300", "--web", addr, "--web-linger", "0", g.URL+"/")
 	waitFor(t, "the live page", func() bool { return strings.Contains(stderr.String(), "live page at http://"+addr+"/") })
@@ -141,6 +142,7 @@ func TestWebPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newGated(t, 100)
+	defer g.release() // a failure ends the load too
 	addr := freePort(t)
 	wait, stderr := startRun(t, "-c", "2", "-n", "400", "--web", addr, g.URL+"/hello")
 	origin := "http://" + addr + "/"
