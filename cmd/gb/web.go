@@ -105,14 +105,19 @@ func webSource(l *gb.Live) web.Source {
 }
 
 // finish ends the page's run and gives it the final report (the HTML of
-// --html, of res; none when the load gave none).
+// --html, of res; none when the load gave none, or when no page watches
+// and gb will not linger for one).
 func (p *livePage) finish(res *gb.Result) {
 	if p == nil {
 		return
 	}
+	if res == nil || !p.flags.lingerSet && p.srv.Watching() == 0 {
+		p.srv.Finish(nil)
+		return
+	}
 	p.srv.Finish(func() []byte {
 		var b bytes.Buffer
-		if res == nil || report.HTMLReport(&b, res) != nil {
+		if report.HTMLReport(&b, res) != nil {
 			return nil
 		}
 		return b.Bytes()

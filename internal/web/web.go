@@ -239,6 +239,13 @@ func (s *Server) settleIfDone() {
 	}
 }
 
+// Watching returns how many pages are streaming the run now.
+func (s *Server) Watching() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return len(s.hub.watchers)
+}
+
 // Settled is closed once the run ended and every page watching it then
 // (or opened since) has fetched the final report.
 func (s *Server) Settled() <-chan struct{} { return s.settle }

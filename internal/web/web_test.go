@@ -295,6 +295,9 @@ func TestSlowWatcher(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprintf(conn, "GET /events HTTP/1.1\r\nHost: %s\r\n\r\n", s.Addr())
 	waitWatchers(t, s, 1)
+	if s.Watching() != 1 {
+		t.Errorf("Watching() = %d, want 1", s.Watching())
+	}
 
 	const n, size = 20000, 1 << 10
 	var before, after runtime.MemStats
