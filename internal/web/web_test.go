@@ -443,3 +443,20 @@ func TestHostCheck(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSample is the sampler's work once a second (without the
+// source's own copy of the latency): the cost of --web beside the load.
+func BenchmarkSample(b *testing.B) {
+	h := stats.NewHistogram()
+	for v := int64(100); v < 200000; v += 37 {
+		_ = h.RecordValue(v)
+	}
+	src := func(f *Figures) { f.Elapsed, f.Latency = time.Second, h }
+	var s sampler
+	s.reset()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.counts = nil // all of it new: the percentiles are computed
+		s.sample(src)
+	}
+}
