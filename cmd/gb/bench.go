@@ -196,6 +196,11 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 		return fail(stderr, err)
 	}
 	defer exp.linger(sig) // after the deferred signal watch below has stopped
+	page, err := startWeb(&o.web, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer page.linger(sig)
 	prog := newProgress(o, stderr)
 	_ = report.Banner(stdout, gb.Version, o.html)
 	if !o.html {
@@ -213,12 +218,13 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	if prog.on {
 		opts = append(opts, gb.WithProgress(0, prog.update))
 	}
-	opts = append(opts, exp.options()...)
+	opts = append(opts, watchers(exp, page)...)
 	s, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
 		prog.stop()
 		return fail(stderr, err)
 	}
+	page.finish(s.report())
 	prog.finish(s.last())
 	if !prog.on {
 		_ = report.Done(stdout)

@@ -66,12 +66,11 @@ func startMetrics(f *metricsFlags, p *gb.Plan) (*exporter, error) {
 	return &exporter{c: c, srv: srv, serveFor: f.linger}, nil
 }
 
-// options points the collector at each run's live figures.
-func (e *exporter) options() []gb.Option {
-	if e == nil {
-		return nil
+// watch points the collector at l's figures (a new run).
+func (e *exporter) watch(l *gb.Live) {
+	if e != nil {
+		e.c.SetSource(liveSource(l))
 	}
-	return []gb.Option{gb.WithLive(func(l *gb.Live) { e.c.SetSource(liveSource(l)) })}
 }
 
 // liveSource reads l for a scrape: the live counters first, then the

@@ -45,6 +45,7 @@ type options struct {
 	targetsFormat                   string        // --targets-format; "" = http
 	lazy                            bool          // --lazy
 	metrics                         metricsFlags  // --metrics-addr, --metrics-buckets, --metrics-linger
+	web                             webFlags      // --web, --web-linger
 }
 
 func defaultOptions() options {
@@ -257,6 +258,8 @@ var abSpecs = []flagSpec{
 	opt(0, "metrics-addr", "host:port", "Serve the load's Prometheus metrics at /metrics on this address\n(e.g. :9100; every series is named gb_*)", setMetricsAddr),
 	opt(0, "metrics-buckets", "list", "The latency histogram's classic bucket bounds, e.g. 1ms,5ms,20ms\n(default 100us to 10s; native buckets are always there)", setMetricsBuckets),
 	opt(0, "metrics-linger", "duration", "Keep serving /metrics this long after the load (default 0),\nso that a scrape sees its end; a signal ends it sooner", durationFlag(func(o *options) *time.Duration { return &o.metrics.linger })),
+	opt(0, "web", "host:port", "Serve a live page of the load at this address, then its report\n(e.g. :8089, this machine only; 0.0.0.0:8089 for every machine)", setWebAddr),
+	opt(0, "web-linger", "duration", "Keep serving the page this long after the load (default: until\nthe open pages have the report, at most 10s); a signal ends it sooner", setWebLinger),
 }
 
 // setMethodKind records -i, -p or -u, refusing a second, different one

@@ -147,6 +147,8 @@ func rampRefusal(s flagSpec) string {
 	switch s.Long {
 	case "threshold", "junit", "hgrm", "hlog", "bench-out", "repeat", "warmup", "shard", "start-at":
 		return "--" + s.Long + " is for one run (gb ramp's steps are judged by its saturation point)"
+	case "web", "web-linger":
+		return "--" + s.Long + " is for one run: gb ramp shows its steps live in the terminal"
 	}
 	return ""
 }

@@ -4,7 +4,8 @@
 // small loopback TCP servers and addresses ([Serve], [EchoLines],
 // [FreePort], [ClosedAddr]), and raw HTTP/1.1 exchanges that say how a
 // connection ended, FIN or RST ([Dial], [RoundTrip], [Expect],
-// [LastExchange]).
+// [LastExchange]), and headless Chromium driven over its DevTools pipe
+// ([StartChromium]).
 //
 // Every helper takes the test's testing.TB, fails it when something cannot
 // start, and stops what it started in tb.Cleanup. The package imports
