@@ -93,3 +93,4 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+

@@ -2,6 +2,7 @@ package gb
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -48,14 +49,17 @@ func (cp *connPool) settle(keep bool) {
 	closeAll(cp.idle)
 	cp.idle = nil
 	if keep {
-		cp.idle, cp.lent = cp.lent, nil
+		// A client whose worker got no request never connected: it
+		// holds nothing to carry.
+		cp.idle = slices.DeleteFunc(cp.lent, func(f *client.Fast) bool { return !f.Open() })
+		cp.lent = nil
 		return
 	}
 	closeAll(cp.lent)
 	cp.lent = nil
 }
 
-// held is how many connections the pool may hold open between steps.
+// held is how many open connections the pool holds between steps.
 func (cp *connPool) held() int { return len(cp.idle) }
 
 // close closes every connection of the pool.

@@ -83,6 +83,10 @@ func (f *Fast) Interrupt() {
 
 var aLongTimeAgo = time.Unix(1, 0)
 
+// Open reports whether the client holds an open connection. Call it
+// between loads only (the worker owns the client during one).
+func (f *Fast) Open() bool { return f.nc != nil }
+
 // Close closes the connection and reports whether one was open.
 func (f *Fast) Close() bool {
 	if f.nc == nil {
