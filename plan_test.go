@@ -93,4 +93,3 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
-
