@@ -38,6 +38,12 @@ type Thread struct {
 
 	request, response, delay *lua.LFunction // nil when the script does not define it
 	static                   lua.LString    // the request wrk.format() makes after init, sent without request()
+
+	// What response() gets, cached from one response to the next.
+	fields      map[string]*field // header names seen (at most maxCached)
+	body        valueCache
+	status      int
+	statusBoxed lua.LValue
 }
 
 // NewGroup makes n threads' states whose connections dial addr, then
@@ -211,15 +217,10 @@ func (t *Thread) Response(status int, fields, body []byte) error {
 		return nil
 	}
 	L := t.L
-	h := L.NewTable()
-	for len(fields) > 0 {
-		var line []byte
-		line, fields = cutLine(fields)
-		if name, value, ok := cutField(line); ok {
-			h.RawSetString(name, lua.LString(value))
-		}
+	if t.statusBoxed == nil || status != t.status {
+		t.status, t.statusBoxed = status, lua.LNumber(status)
 	}
-	if err := L.CallByParam(lua.P{Fn: t.response, Protect: true}, lua.LNumber(status), h, lua.LString(body)); err != nil {
+	if err := L.CallByParam(lua.P{Fn: t.response, Protect: true}, t.statusBoxed, t.headerTable(fields), t.body.get(body)); err != nil {
 		rerr := runtimeError("response", err)
 		t.group.raised(rerr)
 		return rerr
