@@ -58,3 +58,24 @@ func BenchmarkResponseHeader(b *testing.B) {
 		}
 	}
 }
+
+// TestPerRequestAllocations bounds the allocations of the cost table's
+// scripts per call (counts, not time): before the script path was made
+// lean they were 0, 24 and 56.
+func TestPerRequestAllocations(t *testing.T) {
+	var batch Batch
+	for _, tc := range []struct {
+		name, src string
+		most      float64
+	}{{"prepared", preparedSrc, 0}, {"counter", counterSrc, 8}} {
+		th := load(t, tc.name+".lua", tc.src, 1).Threads[0]
+		if n := testing.AllocsPerRun(200, func() { _ = th.Request(&batch) }); n > tc.most {
+			t.Errorf("%s: %.0f allocations per request(), want at most %.0f", tc.name, n, tc.most)
+		}
+	}
+	th := load(t, "header.lua", headerSrc, 1).Threads[0]
+	body := []byte("hello\n")
+	if n := testing.AllocsPerRun(200, func() { _ = th.Response(200, nginxFields, body) }); n > 30 {
+		t.Errorf("header: %.0f allocations per response(), want at most 30 (gopher-lua's table: about 3 per header)", n)
+	}
+}
