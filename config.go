@@ -31,9 +31,11 @@ type Config struct {
 	Seed    int64 // OrderRandom's seed: the same seed sends the same sequence of targets; 0 is a seed
 	// Targeter, when set, fills each request's Target as the load needs
 	// it (vegeta's Targeter; a TargetReader's Next reads a targets stream
-	// so): it is called once by NewPlan (the first target, whose address
-	// every later target must share: scheme, host and port) and then
-	// before each request is sent. It replaces URL and Targets, which must
+	// so): it is called once by NewPlan (the first target) and then
+	// before each request is sent. Later targets may go to other
+	// addresses (scheme, host and port; MaxStreamAddresses at most): each
+	// is routed and resolved when its first target comes, and each worker
+	// opens a connection to it when it first sends there. It replaces URL and Targets, which must
 	// be empty. gb calls it from one goroutine at a time, with a zeroed
 	// Target, and keeps none of the Target's slices after the call. It
 	// returns ErrNoTargets when it has no more: the load ends as when

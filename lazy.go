@@ -1,10 +1,12 @@
 package gb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/load"
@@ -27,13 +29,22 @@ var otherRows = stats.TargetStats{Method: "*", URL: fmt.Sprintf("(the other URLs
 // from the next target as it is sent (load.Feed), in the worker's slot of
 // the client's Targets, and the rows that count them.
 type lazyTargets struct {
-	cfg    *Config // the Plan's, for what applies to every target
-	origin string  // scheme://host:port every target must share
-	slots  []client.Target
+	cfg   *Config // the Plan's, for what applies to every target
+	plan  *Plan   // for a new address's client Config
+	slots []client.Target
 
-	mu      sync.Mutex // guards what follows: the Targeter is called by one worker at a time
-	first   *Target    // the target NewPlan read, sent first; nil once taken
-	t       Target     // the Targeter's
+	// The addresses of the stream's targets, learnt as they come: the
+	// client Config of each (the first is the Plan's), published for the
+	// workers' clients (client.NewStreamMulti), and each worker slot's
+	// address, set by feed for the worker's next request.
+	configs atomic.Pointer[[]*client.Config]
+	addrOf  []int
+
+	mu      sync.Mutex     // guards what follows: the Targeter is called by one worker at a time
+	origins map[string]int // scheme://host:port -> index in configs
+	list    []*client.Config
+	first   *Target // the target NewPlan read, sent first; nil once taken
+	t       Target  // the Targeter's
 	rows    map[string]int
 	names   []stats.TargetStats
 	overrun bool // a target fell into otherRows
@@ -91,10 +102,14 @@ func (p *Plan) useLazy(l *lazyTargets) {
 	if l == nil {
 		return
 	}
-	l.cfg = &p.cfg
-	l.origin = p.target.url.Scheme + "://" + p.target.url.Host
+	l.cfg, l.plan = &p.cfg, p
 	l.slots = make([]client.Target, p.cfg.concurrency())
+	l.addrOf = make([]int, len(l.slots))
 	p.client.Targets = l.slots
+	l.origins = map[string]int{p.target.url.Scheme + "://" + p.target.url.Host: 0}
+	l.list = []*client.Config{p.client}
+	list := l.list
+	l.configs.Store(&list)
 	p.lazy = l
 }
 
@@ -103,8 +118,11 @@ func (p *Plan) lazyLoad(lc *load.Config) {
 	if p.lazy == nil {
 		return
 	}
-	lc.Feed = p.lazy.feed
+	l := p.lazy
+	lc.Feed = l.feed
 	lc.Order = load.Order{Targets: MaxTargetRows + 1}
+	lc.NewConn = func(ctx context.Context) load.Conn { return client.NewStreamMulti(ctx, &l.configs, l.addrOf) }
+	lc.KeepOpen = false
 }
 
 // feed is the load's Feed: the next target, built into the worker's slot.
@@ -123,16 +141,17 @@ func (l *lazyTargets) feed(slot int, _ *load.Exchange) (int, error) {
 			return 0, targeterErr(err)
 		}
 	}
-	tg, method, err := l.build(t, &l.slots[slot])
+	tg, method, err := l.build(t, slot)
 	if err != nil {
 		return 0, err
 	}
 	return l.row(method, tg), nil
 }
 
-// build parses t and writes its request into s, reusing s's bytes; it
-// returns t parsed and its method.
-func (l *lazyTargets) build(t *Target, s *client.Target) (*target, string, error) {
+// build parses t and writes its request into the worker's slot,
+// reusing the slot's bytes, and notes the address it goes to; it returns
+// t parsed and its method.
+func (l *lazyTargets) build(t *Target, slot int) (*target, string, error) {
 	src := t.Source
 	if src == "" {
 		src = "Targeter"
@@ -141,19 +160,51 @@ func (l *lazyTargets) build(t *Target, s *client.Target) (*target, string, error
 	if err != nil {
 		return nil, "", targetErr(src, t.URL, err)
 	}
-	if o := tg.url.Scheme + "://" + tg.url.Host; o != l.origin {
-		return nil, "", fmt.Errorf("%s: %s is not on %s, the first target's address (a stream of targets goes to one)", src, o, l.origin)
-	}
 	tg.ownBody = true
 	tc := l.cfg.forTarget(t)
+	if l.addrOf[slot], err = l.address(tc, tg); err != nil {
+		return nil, "", targetErr(src, "", err)
+	}
 	req, err := buildRequest(tc, tg)
 	if err != nil {
 		return nil, "", targetErr(src, "", err)
 	}
+	s := &l.slots[slot]
 	method := tc.method()
 	s.Request = req.Append(s.Request[:0])
 	s.Head, s.Idempotent = method == "HEAD", idempotent(method)
 	return tg, method, nil
+}
+
+// MaxStreamAddresses is how many addresses (scheme, host and port) the
+// targets of a Config.Targeter may go to: each worker may hold a
+// connection to each.
+const MaxStreamAddresses = 64
+
+// address returns the index in l's client Configs of t's address, making
+// its Config (routed, resolved) when t is the first target to go there.
+func (l *lazyTargets) address(tc *Config, t *target) (int, error) {
+	origin := t.url.Scheme + "://" + t.url.Host
+	if a, ok := l.origins[origin]; ok {
+		return a, nil
+	}
+	if len(l.list) == MaxStreamAddresses {
+		return 0, fmt.Errorf("%s: a stream of targets may go to %d addresses at most", origin, MaxStreamAddresses)
+	}
+	if err := checkFileLimit(l.cfg.concurrency() * (len(l.list) + 1)); err != nil {
+		return 0, err
+	}
+	cc, err := l.plan.clientConfig(tc, t)
+	if err != nil {
+		return 0, err
+	}
+	cc.Targets = l.slots
+	a := len(l.list)
+	list := append(l.list[:a:a], cc) // a new array and header: the workers' clients read the old ones
+	l.list = list
+	l.configs.Store(&list)
+	l.origins[origin] = a
+	return a, nil
 }
 
 // row returns the account row of method and t's URL template, making it

@@ -268,8 +268,8 @@ func TestLazyRate(t *testing.T) {
 
 // TestLazyBadLine: a bad line in the middle of a lazy stream stops the
 // load (StopError, the command line's exit 1) with the result of what
-// ran, the error naming the stream and line; so do a target on another
-// address and a Targeter's own error. An empty stream, or a Targeter with
+// ran, the error naming the stream and line; so do a target on an
+// address beyond MaxStreamAddresses and a Targeter's own error. An empty stream, or a Targeter with
 // a URL, HTTP/2 or pipelining, is a ConfigError before any load.
 func TestLazyBadLine(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
@@ -279,10 +279,15 @@ func TestLazyBadLine(t *testing.T) {
 	}{
 		// The target before a bad header line is not whole: 19 are sent.
 		{"not a target\n", `pipe:21: want a "Name: value" header`, 19},
-		{"GET http://127.0.0.2:1/x\n", "pipe:21: http://127.0.0.2:1 is not on " + srv.URL(), 20},
+		// Targets 2 to 64 go to closed ports of 127.0.0.2 (failed.connect),
+		// the 65th address is one too many.
+		{"", fmt.Sprintf("pipe:%d: http://127.0.0.2:%d: a stream of targets may go to %d addresses at most", gb.MaxStreamAddresses+1, gb.MaxStreamAddresses, gb.MaxStreamAddresses), gb.MaxStreamAddresses},
 	} {
-		tr := pipeTargets(t, gb.TargetsHTTP, 40, func(i int) string {
-			if i == 20 {
+		tr := pipeTargets(t, gb.TargetsHTTP, 100, func(i int) string {
+			switch {
+			case c.bad == "" && i > 0:
+				return fmt.Sprintf("GET http://127.0.0.2:%d/x\n", i)
+			case i == 20:
 				return c.bad
 			}
 			return fmt.Sprintf("GET %s/hello?id=%d\n", srv.URL(), i)
@@ -380,5 +385,42 @@ func TestLazyMemoryBounded(t *testing.T) {
 	}
 	if peak > 8<<20 {
 		t.Errorf("the live heap grew %d KiB over %d lazy targets, want under 8 MiB", peak>>10, n)
+	}
+}
+
+// TestLazyOnTwoHosts: a stream whose targets alternate between two
+// servers (127.0.0.1 and 127.0.0.2, each on its own port) sends each its
+// own, on both engines, and counts a row per server.
+func TestLazyOnTwoHosts(t *testing.T) {
+	a := testsupport.Server(t, testserver.Options{})
+	b := testsupport.Server(t, testserver.Options{Addr: "127.0.0.2:0"})
+	const n = 200
+	for _, engine := range engines {
+		t.Run(string(engine), func(t *testing.T) {
+			a.ResetLedger()
+			b.ResetLedger()
+			tr := pipeTargets(t, gb.TargetsHTTP, n, func(i int) string {
+				return fmt.Sprintf("GET %s/ok?id=%d\n", []string{a.FaultURL(), b.FaultURL()}[i%2], i)
+			})
+			res, err := gb.Run(context.Background(), gb.Config{Targeter: tr.Next, Concurrency: 3, KeepAlive: true, Engine: engine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StoppedBy != stats.StopCount || res.Counts.Outcomes[stats.OK] != n {
+				t.Fatalf("stopped by %s (%s), outcomes %v", res.StoppedBy, res.StopError, res.Counts.Outcomes)
+			}
+			for i, srv := range []*testserver.Server{a, b} {
+				if got := len(srv.Ledger().Exchanges); got != n/2 {
+					t.Errorf("server %d saw %d requests, want %d", i+1, got, n/2)
+				}
+				url := srv.FaultURL() + "/ok?*"
+				if !slices.ContainsFunc(res.Targets, func(r stats.TargetStats) bool { return r.URL == url && r.Requests == n/2 }) {
+					t.Errorf("no row of %d requests for %s: %+v", n/2, url, res.Targets)
+				}
+			}
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("invariants: %v", errs)
+			}
+		})
 	}
 }

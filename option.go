@@ -25,6 +25,7 @@ type options struct {
 	command       []string
 	carry         bool
 	live          func(*Live)
+	scriptDone    func(done func() error)
 }
 
 // Progress is a snapshot of a running load, read from the workers'
@@ -120,6 +121,18 @@ func WithWarnings(f func(msg string)) Option {
 // without pprof is a warning, not an error.
 func WithProfile(p Profile) Option {
 	return func(o *options) { o.profile = p }
+}
+
+// WithScriptDone leaves a Config.Script's done() to the caller, who
+// calls it after printing the run's report, as wrk does: instead of
+// calling done() before Run returns (the default), the run gives f a
+// function that calls it with the run's numbers and then frees the
+// script's Lua states. Call it once; its error is the one the script
+// raised, one line ("file:line: message (in done)"), for the caller to
+// print. f is not called when the script defines no done()
+// or a callback failed during the load.
+func WithScriptDone(f func(done func() error)) Option {
+	return func(o *options) { o.scriptDone = f }
 }
 
 // WithCommand records the command line that asked for the run in

@@ -242,7 +242,11 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 		if group, err = p.scriptLoad(&lc); err != nil {
 			return nil, err
 		}
-		defer group.Close()
+		defer func() {
+			if group != nil { // nil once handed to WithScriptDone's caller
+				group.Close()
+			}
+		}()
 	}
 	run, err := load.New(lc)
 	if err != nil {
@@ -273,7 +277,10 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	}
 	p.noteTLS(res)
 	if group != nil && group.Err() == nil {
-		if err := scriptDone(group, res); err != nil {
+		if o.scriptDone != nil && group.HasDone() {
+			o.scriptDone(deferDone(group, res))
+			group = nil
+		} else if err := scriptDone(group, res); err != nil {
 			res.StoppedBy, res.StopError = stats.StopError, err.Error()
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gb-bench/gb/internal/client"
@@ -151,6 +152,20 @@ func scriptDone(g *script.Group, res *stats.Result) error {
 		}
 	}
 	return g.Done(sum, latencyStats(res.Latency[stats.Total]), rateStats(res.Series))
+}
+
+// deferDone returns the function WithScriptDone's caller calls: done()
+// with res's numbers, once, then g closed.
+func deferDone(g *script.Group, res *stats.Result) func() error {
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() {
+			defer g.Close()
+			err = scriptDone(g, res)
+		})
+		return err
+	}
 }
 
 // latencyStats is done()'s latency object: d's exact moments, its

@@ -223,6 +223,24 @@ func TestScriptThreadStopEndsTheLoad(t *testing.T) {
 	}
 }
 
+// TestScriptThreadStopStopsThatThread: as in wrk, thread:stop() stops
+// the thread that calls it; the others send the rest of the requests.
+func TestScriptThreadStopStopsThatThread(t *testing.T) {
+	srv := scriptServer(t)
+	const n = 40
+	res := runScript(t, "stopone.lua", gb.Config{URL: srv.FaultURL() + "/ok", Requests: n, Concurrency: 3, KeepAlive: true, Engine: gb.EngineGoroutine})
+	perTag := map[string]int{}
+	for _, r := range rows(srv) {
+		perTag[r.Tag]++
+	}
+	if res.StoppedBy != stats.StopCount || res.Complete() != n || len(rows(srv)) != n {
+		t.Errorf("stopped by %s, complete %d, server saw %d; want the count, %d, %d", res.StoppedBy, res.Complete(), len(rows(srv)), n, n)
+	}
+	if perTag["thread-1"] != 3 || perTag["thread-2"]+perTag["thread-3"] != n-3 {
+		t.Errorf("requests per thread %v; want 3 from thread-1, the other %d from threads 2 and 3", perTag, n-3)
+	}
+}
+
 func TestScriptRequestNotAStringIsFailedScript(t *testing.T) {
 	srv := scriptServer(t)
 	res := runScript(t, "number.lua", gb.Config{URL: srv.FaultURL() + "/ok", Requests: 5, Concurrency: 1, KeepAlive: true})

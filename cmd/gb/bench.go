@@ -219,6 +219,8 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 		opts = append(opts, gb.WithProgress(0, prog.update))
 	}
 	opts = append(opts, watchers(exp, page)...)
+	var dones []func() error // each run's script done(), called after the report as wrk does
+	opts = append(opts, gb.WithScriptDone(func(done func() error) { dones = append(dones, done) }))
 	s, err := repeatRuns(p, o, sig, opts)
 	if err != nil {
 		prog.stop()
@@ -237,6 +239,12 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 	}
 	defer exitOnSignal("gb", sig, stderr, nth)()
 	code := conclude(s, o, stdout, stderr)
+	for _, done := range dones {
+		if err := done(); err != nil {
+			fmt.Fprintf(stderr, "gb: %v\n", err)
+			code = max(code, exitFailure)
+		}
+	}
 	if o.pgoFile != "" {
 		if err := gb.WritePGO(o.pgoFile, s.runs...); err != nil {
 			fmt.Fprintf(stderr, "gb: --pgo %s: %v\n", o.pgoFile, err)

@@ -57,3 +57,29 @@ end
 		t.Errorf("runtime error: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestScriptDonePrintsAfterTheReport: as wrk, gb prints its report first,
+// then calls done(), whose output follows it on stdout.
+func TestScriptDonePrintsAfterTheReport(t *testing.T) {
+	srv, err := testserver.Start(testserver.Options{Addr: "127.0.0.1:0", NoPprof: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	done := tempFile(t, "done.lua", `
+done = function(summary, latency, requests)
+   io.write(string.format("done: %d requests\n", summary.requests))
+end
+`)
+	r := gbProcess(t, "-k", "-n", "5", "--script", done, srv.FaultURL()+"/ok")
+	report := strings.Index(r.stdout, "Requests per second:")
+	if r.code != 0 || report < 0 || !strings.HasSuffix(r.stdout, "\ndone: 5 requests\n") {
+		t.Errorf("exit %d; want done()'s line at the end of stdout, after the report:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	raising := tempFile(t, "raising.lua", "function done(summary)\n  error(\"no \" .. summary.requests)\nend\n")
+	r = gbProcess(t, "-k", "-n", "5", "--script", raising, srv.FaultURL()+"/ok")
+	if r.code != 1 || !strings.Contains(r.stdout, "Complete requests:      5") || r.stderr != "gb: "+raising+":2: no 5 (in done)\n" {
+		t.Errorf("done() raising: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+}

@@ -102,6 +102,7 @@ func (f *Fast) Close() bool {
 func (f *Fast) Do(x *load.Exchange) stats.Outcome {
 	if f.scr != nil {
 		if o, ok := f.scriptRequest(x); !ok {
+			f.scr.last(x)
 			return o
 		}
 	}
@@ -113,6 +114,9 @@ func (f *Fast) Do(x *load.Exchange) stats.Outcome {
 		o, _ = f.attempt(x)
 	}
 	x.Done = clock.Read()
+	if f.scr != nil {
+		f.scr.last(x)
+	}
 	return o
 }
 

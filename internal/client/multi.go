@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -57,7 +58,12 @@ func (f *Fast) idempotent() bool {
 // address's Fast. A Multi is owned by one worker, like a Fast.
 type Multi struct {
 	fasts  []*Fast
-	addrOf []int // target index -> index in fasts; shared, read-only
+	addrOf []int // target index -> index in fasts; shared, read-only (NewStreamMulti: the worker's slot's entry is its own)
+
+	// NewStreamMulti's: the context of the Fasts it makes as new
+	// addresses appear, and the addresses known so far. nil otherwise.
+	ctx  context.Context
+	cfgs *atomic.Pointer[[]*Config]
 }
 
 var _ load.Conn = (*Multi)(nil)
@@ -74,9 +80,31 @@ func NewMulti(ctx context.Context, cfgs []*Config, addrOf []int) *Multi {
 	return m
 }
 
+// NewStreamMulti returns a worker's client for targets read as the load
+// goes (a lazy stream), whose addresses are learnt on the way: cfgs holds
+// the addresses known so far, only ever appended to (a new slice stored
+// each time), and the Feed that prepares the request in the worker's slot
+// sets addrOf[slot] to its address, in cfgs, before Do. A Fast is made
+// for an address when the worker first sends to it.
+func NewStreamMulti(ctx context.Context, cfgs *atomic.Pointer[[]*Config], addrOf []int) *Multi {
+	return &Multi{addrOf: addrOf, ctx: ctx, cfgs: cfgs}
+}
+
 // Do sends x's target's request on that target's address's connection.
 func (m *Multi) Do(x *load.Exchange) stats.Outcome {
-	return m.fasts[m.addrOf[x.Target]].Do(x)
+	a := m.addrOf[x.Target]
+	if a >= len(m.fasts) {
+		m.grow(a)
+	}
+	return m.fasts[a].Do(x)
+}
+
+// grow makes the Fasts of a stream's addresses up to a.
+func (m *Multi) grow(a int) {
+	cfgs := *m.cfgs.Load()
+	for i := len(m.fasts); i <= a; i++ {
+		m.fasts = append(m.fasts, NewFast(m.ctx, cfgs[i]))
+	}
 }
 
 // Interrupt interrupts every address's client.

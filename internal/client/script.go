@@ -69,6 +69,12 @@ func (s *scripted) pause(d time.Duration) {
 	}
 }
 
+// last marks x the worker's last exchange when the script's thread
+// stopped (thread:stop()) during it or before it.
+func (s *scripted) last(x *load.Exchange) {
+	x.Last = s.thread.Stopped()
+}
+
 // scriptFailed ends x, which sent nothing, as failed.script.
 func scriptFailed(x *load.Exchange, err error) stats.Outcome {
 	now := clock.Read()
@@ -85,6 +91,11 @@ func scriptFailed(x *load.Exchange, err error) stats.Outcome {
 // fewer, the exchanges left over end as failed.script.
 func (f *Fast) doScriptBatch(xs []load.Exchange, outs []stats.Outcome) {
 	s := f.scr
+	defer func() {
+		for i := range xs {
+			s.last(&xs[i])
+		}
+	}()
 	if err := s.thread.Request(&s.batch); err != nil {
 		for i := range xs {
 			outs[i] = scriptFailed(&xs[i], err)

@@ -79,6 +79,7 @@ type Exchange struct {
 	Info      int    // 1xx interim responses skipped
 	Server    []byte // Server header value; valid until the next Do
 	Err       error  // the failure, for diagnostics; nil on ok and non2xx
+	Last      bool   // set by the Conn: it sends no more (a script's thread:stop()); the worker ends after x
 
 	w *worker // the worker running the exchange; nil outside a Run
 }

@@ -90,5 +90,9 @@ func (w *worker) step() bool {
 	w.inFlight = false
 	o = w.record(x, o)
 	w.afterConnect(x, o)
+	if x.Last {
+		w.spent = true // the Conn sends no more: the worker's loop ends
+		return false
+	}
 	return x.KeepAlive && w.sendNext()
 }

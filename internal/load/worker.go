@@ -61,6 +61,9 @@ func (w *worker) loop() {
 			r.cfg.Observe(x, o)
 		}
 		w.afterConnect(x, o)
+		if x.Last {
+			break
+		}
 		if w.driven != nil && x.KeepAlive && w.sendNext() {
 			w.driven.Park(w.stepFn)
 		}
@@ -202,6 +205,9 @@ func (w *worker) loopBatch(b Batcher) {
 			}
 		}
 		w.afterConnect(&xs[0], outs[0])
+		if xs[k-1].Last {
+			break
+		}
 	}
 	w.finish()
 }

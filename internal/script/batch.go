@@ -3,8 +3,6 @@ package script
 import (
 	"bytes"
 	"fmt"
-	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -66,9 +64,7 @@ func (b *Batch) set(p []byte) error {
 		}
 		b.ends = append(b.ends, end)
 		b.heads = append(b.heads, method == "HEAD")
-		switch method {
-		case "GET", "HEAD", "PUT", "DELETE", "OPTIONS":
-		default:
+		if method == "" {
 			b.Idempotent = false
 		}
 		off = end
@@ -77,17 +73,20 @@ func (b *Batch) set(p []byte) error {
 }
 
 // parseRequest reads the request at p[off:]: its request line, header
-// section and body (Content-Length or chunked), and returns its end.
+// section and body (Content-Length or chunked), and returns its end. It
+// allocates nothing: method is a constant for the usual methods, else
+// "" (neither HEAD nor idempotent).
 func parseRequest(p []byte, off int) (end int, method string, err error) {
 	line, next, ok := nextLine(p, off)
 	if !ok {
 		return 0, "", &RequestError{Offset: off, Msg: "no end to the request line"}
 	}
-	parts := strings.Split(string(line), " ")
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || !strings.HasPrefix(parts[2], "HTTP/1.") {
+	m, rest, ok1 := bytes.Cut(line, sp)
+	target, version, ok2 := bytes.Cut(rest, sp)
+	if !ok1 || !ok2 || len(m) == 0 || len(target) == 0 || bytes.IndexByte(version, ' ') >= 0 || !bytes.HasPrefix(version, http1) {
 		return 0, "", &RequestError{Offset: off, Msg: "bad request line"}
 	}
-	method = parts[0]
+	method = knownMethod(m)
 	length, chunked := int64(0), false
 	for {
 		start := next
@@ -101,12 +100,12 @@ func parseRequest(p []byte, off int) (end int, method string, err error) {
 		switch {
 		case !ok:
 			return 0, "", &RequestError{Offset: start, Msg: "bad header line"}
-		case strings.EqualFold(name, "Content-Length"):
-			if length, err = strconv.ParseInt(value, 10, 64); err != nil || length < 0 {
+		case bytes.EqualFold(name, contentLength):
+			if length, ok = parseLength(value); !ok {
 				return 0, "", &RequestError{Offset: start, Msg: "bad Content-Length"}
 			}
-		case strings.EqualFold(name, "Transfer-Encoding"):
-			chunked = strings.EqualFold(strings.TrimSpace(value[strings.LastIndex(value, ",")+1:]), "chunked")
+		case bytes.EqualFold(name, transferEncoding):
+			chunked = bytes.EqualFold(bytes.TrimSpace(value[bytes.LastIndexByte(value, ',')+1:]), chunkedCoding)
 		}
 	}
 	if chunked {
@@ -116,6 +115,40 @@ func parseRequest(p []byte, off int) (end int, method string, err error) {
 		return 0, "", &RequestError{Offset: len(p), Msg: "body shorter than its Content-Length"}
 	}
 	return next + int(length), method, nil
+}
+
+var (
+	sp               = []byte(" ")
+	http1            = []byte("HTTP/1.")
+	contentLength    = []byte("Content-Length")
+	transferEncoding = []byte("Transfer-Encoding")
+	chunkedCoding    = []byte("chunked")
+)
+
+// knownMethod returns m as a constant string when it is one of the
+// methods Batch tells apart (HEAD, and the idempotent ones), else "".
+func knownMethod(m []byte) string {
+	for _, k := range [...]string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS"} {
+		if string(m) == k {
+			return k
+		}
+	}
+	return ""
+}
+
+// parseLength parses a Content-Length value: decimal digits only.
+func parseLength(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // chunkedEnd returns the end of the chunked body starting at p[off:].
@@ -128,8 +161,8 @@ func chunkedEnd(p []byte, off int, method string) (int, string, error) {
 		if i := bytes.IndexByte(line, ';'); i >= 0 {
 			line = line[:i]
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(line)), 16, 64)
-		if err != nil || n < 0 {
+		n, ok := parseHex(bytes.TrimSpace(line))
+		if !ok {
 			return 0, "", &RequestError{Offset: off, Msg: "bad chunk size"}
 		}
 		if n == 0 {
@@ -148,6 +181,28 @@ func chunkedEnd(p []byte, off int, method string) (int, string, error) {
 		}
 		off = next + int(n) + 2
 	}
+}
+
+// parseHex parses a chunk size: hexadecimal digits only.
+func parseHex(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | int64(c)
+	}
+	return n, true
 }
 
 // nextLine returns the line at p[off:] without its CRLF (or LF), and the
@@ -171,11 +226,11 @@ func cutLine(fields []byte) (line, rest []byte) {
 }
 
 // cutField splits a header line "Name: value" into its name and its
-// trimmed value.
-func cutField(line []byte) (name, value string, ok bool) {
+// trimmed value, both within line.
+func cutField(line []byte) (name, value []byte, ok bool) {
 	i := bytes.IndexByte(line, ':')
 	if i <= 0 {
-		return "", "", false
+		return nil, nil, false
 	}
-	return string(line[:i]), strings.TrimSpace(string(line[i+1:])), true
+	return line[:i], bytes.TrimSpace(line[i+1:]), true
 }

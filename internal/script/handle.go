@@ -64,13 +64,13 @@ func threadSet(L *lua.LState) int {
 	return 0
 }
 
-// threadStop is thread:stop(): the run stops (gb's threads share one
-// request budget, so one thread's stop ends the load).
+// threadStop is thread:stop(): as in wrk, the thread stops: each of its
+// connections ends the request it has begun and sends no more, while the
+// other threads go on (gb's threads share the request budget, so they
+// send the rest of it). When every thread has stopped, the Group's
+// OnStop is called.
 func threadStop(L *lua.LState) int {
-	t := checkThread(L)
-	if t.group != nil && t.group.OnStop != nil {
-		t.group.OnStop()
-	}
+	checkThread(L).stop()
 	return 0
 }
 

@@ -12,7 +12,7 @@ import (
 var testTarget = Target{URL: "http://127.0.0.1:8080/x?y=1", Scheme: "http", Host: "127.0.0.1", Port: "8080", Path: "/x?y=1"}
 
 // load compiles testdata/name (or src when given) and makes n threads.
-func load(t *testing.T, name, src string, n int, args ...string) *Group {
+func load(t testing.TB, name, src string, n int, args ...string) *Group {
 	t.Helper()
 	b := []byte(src)
 	if src == "" {

@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -66,7 +67,8 @@ func (p *Program) wrkTable(L *lua.LState) *lua.LTable {
 		}
 	}
 	wrk.RawSetString("headers", headers)
-	wrk.RawSetString("format", L.NewClosure(format, wrk))
+	f := &formatter{wrk: wrk}
+	wrk.RawSetString("format", L.NewFunction(f.format))
 	wrk.RawSetString("lookup", L.NewFunction(lookup))
 	wrk.RawSetString("connect", L.NewFunction(connect))
 	return wrk
@@ -90,18 +92,24 @@ func hostHeader(wrk *lua.LTable) {
 	headers.RawSetString("Host", lua.LString(host))
 }
 
+// formatter is one state's wrk.format: it builds each request in a
+// buffer it reuses, so that a request costs the Lua string it returns.
+type formatter struct {
+	wrk *lua.LTable
+	buf []byte
+}
+
 // format is wrk.format(method, path, headers, body): an HTTP/1.1
-// request from the arguments, each nil one taken from the wrk table (its
-// upvalue). As wrk's, it sets Host from wrk.headers when headers lacks
-// it, and sets (or, without a body, removes) Content-Length in the
-// headers table it uses.
-func format(L *lua.LState) int {
-	wrk := L.CheckTable(lua.UpvalueIndex(1))
+// request from the arguments, each nil one taken from the wrk table. As
+// wrk's, it sets Host from wrk.headers when headers lacks it, and sets
+// (or, without a body, removes) Content-Length in the headers table it
+// uses.
+func (f *formatter) format(L *lua.LState) int {
 	arg := func(i int, field string) lua.LValue {
 		if v := L.Get(i); v != lua.LNil {
 			return v
 		}
-		return wrk.RawGetString(field)
+		return f.wrk.RawGetString(field)
 	}
 	method, path, body := arg(1, "method"), arg(2, "path"), arg(4, "body")
 	headers, ok := arg(3, "headers").(*lua.LTable)
@@ -109,7 +117,7 @@ func format(L *lua.LState) int {
 		L.ArgError(3, "headers must be a table")
 	}
 	if headers.RawGetString("Host") == lua.LNil {
-		if wh, ok := wrk.RawGetString("headers").(*lua.LTable); ok {
+		if wh, ok := f.wrk.RawGetString("headers").(*lua.LTable); ok {
 			headers.RawSetString("Host", wh.RawGetString("Host"))
 		}
 	}
@@ -118,23 +126,39 @@ func format(L *lua.LState) int {
 	} else {
 		headers.RawSetString("Content-Length", lua.LNumber(len(lua.LVAsString(body))))
 	}
-	var b strings.Builder
-	b.WriteString(L.ToStringMeta(method).String())
-	b.WriteByte(' ')
-	b.WriteString(L.ToStringMeta(path).String())
-	b.WriteString(" HTTP/1.1\r\n")
+	b := f.buf[:0]
+	b = appendValue(L, b, method)
+	b = append(b, ' ')
+	b = appendValue(L, b, path)
+	b = append(b, " HTTP/1.1\r\n"...)
 	for k, v := headers.Next(lua.LNil); k != lua.LNil; k, v = headers.Next(k) {
-		b.WriteString(L.ToStringMeta(k).String())
-		b.WriteString(": ")
-		b.WriteString(L.ToStringMeta(v).String())
-		b.WriteString("\r\n")
+		b = appendValue(L, b, k)
+		b = append(b, ": "...)
+		b = appendValue(L, b, v)
+		b = append(b, "\r\n"...)
 	}
-	b.WriteString("\r\n")
+	b = append(b, "\r\n"...)
 	if body != lua.LNil {
-		b.WriteString(lua.LVAsString(body))
+		b = append(b, lua.LVAsString(body)...)
 	}
-	L.Push(lua.LString(b.String()))
+	f.buf = b
+	L.Push(lua.LString(b))
 	return 1
+}
+
+// appendValue appends v as Lua's tostring writes it: strings and whole
+// numbers without a detour through fmt, anything else by its __tostring
+// or its default form.
+func appendValue(L *lua.LState, b []byte, v lua.LValue) []byte {
+	switch v := v.(type) {
+	case lua.LString:
+		return append(b, v...)
+	case lua.LNumber:
+		if f := float64(v); f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.AppendInt(b, int64(f), 10)
+		}
+	}
+	return append(b, L.ToStringMeta(v).String()...)
 }
 
 // lookup is wrk.lookup(host, service): the addresses of host and the

@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -17,13 +18,15 @@ type Group struct {
 	Threads []*Thread
 
 	// OnError, when set, is called once, with the first error a callback
-	// raised during the load (the run should stop); OnStop when a script
-	// calls thread:stop(). Set them before the load starts.
+	// raised during the load (the run should stop); OnStop once every
+	// thread has called thread:stop() (a thread's own stop ends only its
+	// connections). Set them before the load starts.
 	OnError func(error)
 	OnStop  func()
 
 	errOnce sync.Once
 	err     error
+	stopped atomic.Int32 // threads that called thread:stop()
 }
 
 // Thread is one gb thread's Lua state and the callbacks its script
@@ -36,8 +39,15 @@ type Thread struct {
 	wrk   *lua.LTable
 	index int
 
+	stopped                  bool           // the script called thread:stop()
 	request, response, delay *lua.LFunction // nil when the script does not define it
 	static                   lua.LString    // the request wrk.format() makes after init, sent without request()
+
+	// What response() gets, cached from one response to the next.
+	fields      map[string]*field // header names seen (at most maxCached)
+	body        valueCache
+	status      int
+	statusBoxed lua.LValue
 }
 
 // NewGroup makes n threads' states whose connections dial addr, then
@@ -147,6 +157,24 @@ func (t *Thread) init(args []string) error {
 	return nil
 }
 
+// stop marks t stopped (thread:stop()); the last thread to stop calls the
+// Group's OnStop. A thread stops from its own state's callbacks (on its
+// loop) or from setup(), before the load: t.stopped needs no lock.
+func (t *Thread) stop() {
+	if t.stopped || t.group == nil {
+		return
+	}
+	t.stopped = true
+	g := t.group
+	if int(g.stopped.Add(1)) == len(g.Threads) && g.OnStop != nil {
+		g.OnStop()
+	}
+}
+
+// Stopped reports whether the thread's script called thread:stop(): its
+// connections send no more requests. Only the thread's loop calls it.
+func (t *Thread) Stopped() bool { return t.stopped }
+
 // ErrNotString is a request() that returned something else than a string.
 var ErrNotString = errors.New("request() did not return a string")
 
@@ -211,15 +239,10 @@ func (t *Thread) Response(status int, fields, body []byte) error {
 		return nil
 	}
 	L := t.L
-	h := L.NewTable()
-	for len(fields) > 0 {
-		var line []byte
-		line, fields = cutLine(fields)
-		if name, value, ok := cutField(line); ok {
-			h.RawSetString(name, lua.LString(value))
-		}
+	if t.statusBoxed == nil || status != t.status {
+		t.status, t.statusBoxed = status, lua.LNumber(status)
 	}
-	if err := L.CallByParam(lua.P{Fn: t.response, Protect: true}, lua.LNumber(status), h, lua.LString(body)); err != nil {
+	if err := L.CallByParam(lua.P{Fn: t.response, Protect: true}, t.statusBoxed, t.headerTable(fields), t.body.get(body)); err != nil {
 		rerr := runtimeError("response", err)
 		t.group.raised(rerr)
 		return rerr

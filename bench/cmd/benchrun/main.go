@@ -64,6 +64,8 @@ type options struct {
 	memC           []int         // the memory table's connection counts (c=1 is added)
 	memD           time.Duration // how long the memory table holds its connections
 	h2C, h2M, h2N  int           // the h2 table's connections, streams and requests
+	scriptC        int           // the script table's connections
+	scriptMemC     int           // the script-memory table's connections
 	gb             string        // a gb binary to run instead of building ./cmd/gb
 }
 
@@ -91,7 +93,7 @@ func run() int {
 	flag.StringVar(&o.hey, "hey", "", "hey binary (default: go install github.com/rakyll/hey@latest into the temporary directory)")
 	flag.StringVar(&o.base, "baseline", "", "also build gb from this git ref (a commit, HEAD~3) and run it as its own row,\ninterleaved with the others: a before/after comparison under the same machine load")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, binaries, every tool's output)")
-	flag.StringVar(&tables, "tables", "keepalive,pipelined", "tables to run: keepalive, pipelined, close, memory, h2")
+	flag.StringVar(&tables, "tables", "keepalive,pipelined", "tables to run: keepalive, pipelined, close, memory, h2, script (gb --script and wrk -s with bench/scripts: CPU per request, and peak RSS with and without a script)")
 	flag.IntVar(&o.closeC, "close-c", 20, "close table: connections")
 	flag.IntVar(&o.closeN, "close-n", 20000, "close table: requests per run")
 	flag.StringVar(&memC, "mem-c", "1000,5000", "memory table: connections (a c=1 row is added; 19900 needs an open-files limit of 20000)")
@@ -99,6 +101,8 @@ func run() int {
 	flag.IntVar(&o.h2C, "h2-c", 10, "h2 table: connections")
 	flag.IntVar(&o.h2M, "h2-m", 10, "h2 table: concurrent streams per connection")
 	flag.IntVar(&o.h2N, "h2-n", 0, "h2 table: requests per run (default -n)")
+	flag.IntVar(&o.scriptC, "script-c", 50, "script table: connections")
+	flag.IntVar(&o.scriptMemC, "script-mem-c", 1000, "script-memory table: connections")
 	flag.StringVar(&o.gb, "gb", "", "run this gb binary instead of building ./cmd/gb (e.g. one built from another branch)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -252,7 +256,7 @@ func bench(ctx context.Context, o options) error {
 	keepAlive := o.tables["keepalive"] || o.tables["pipelined"] && o.depth > 0
 	var tgs []*target
 	var ngx nginxRun
-	needNginx := keepAlive && (o.targets["nginx-10k"] || o.targets["nginx-6b"]) || o.tables["close"] || o.tables["memory"] || o.tables["h2"]
+	needNginx := keepAlive && (o.targets["nginx-10k"] || o.targets["nginx-6b"]) || o.tables["close"] || o.tables["memory"] || o.tables["h2"] || o.tables["script"]
 	if needNginx {
 		bin := testsupport.NginxBinary()
 		if bin == "" {
@@ -317,6 +321,7 @@ func bench(ctx context.Context, o options) error {
 		modes = append(modes, mode{name: "pipelined", tools: pipelinedTools(p, bins, gbPipelines, o.engines), n: o.pn, targets: tgs, conc: o.conc})
 	}
 	modes = append(modes, o.newModes(p, bins, gbHTTP2, small, h2tgs)...)
+	modes = append(modes, o.scriptModes(p, bins, filepath.Join(root, "bench", "scripts"), small)...)
 	total := 0
 	for _, m := range modes {
 		total += len(m.tools) * len(m.targets) * len(m.conc) * o.reps
@@ -511,7 +516,7 @@ func raiseNoFile() (soft, hard uint64, err error) {
 var knownNames = map[string]map[string]bool{
 	"targets": set("nginx-10k,nginx-6b,hello"),
 	"tools":   set("gb,wrk,ab,h2load,hey,floor"),
-	"tables":  set("keepalive,pipelined,close,memory,h2"),
+	"tables":  set("keepalive,pipelined,close,memory,h2,script"),
 }
 
 var debPackage = map[string]string{"wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client"}

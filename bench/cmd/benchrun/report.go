@@ -177,6 +177,8 @@ func render(e environment, o options, modes []mode, runs []result, notes []strin
 		case "memory":
 			fmt.Fprintf(&b, "- memory: keep-alive, each run holds c connections for %s (from c=%d: %s, the connecting included, then a %s pause; gb -t, wrk -d, floor -d)\n",
 				o.memD, memBig, max(o.memD, memBigRun), memBigPause)
+		case "script":
+			fmt.Fprintf(&b, "- script: c=%d, gb -n %d, wrk -t1 for %s, each with and without the scripts of bench/scripts; script-memory: c=%d held for %s\n", o.scriptC, o.n, o.wrkDur, o.scriptMemC, o.memD)
 		case "h2":
 			fmt.Fprintf(&b, "- h2: c=%d connections × %d streams, %d requests per run, TLS without certificate verification; ×h2load: ratio to h2load's median\n", o.h2C, o.h2M, o.h2N)
 		}
@@ -190,8 +192,15 @@ func render(e environment, o options, modes []mode, runs []result, notes []strin
 		if len(m.tools) == 0 {
 			continue
 		}
-		if m.name == "memory" {
+		switch m.name {
+		case "memory":
 			renderMemory(&b, m, cells)
+			continue
+		case "script":
+			renderScript(&b, m, cells)
+			continue
+		case "script-memory":
+			renderScriptMemory(&b, m, cells)
 			continue
 		}
 		ref := refTool(m)
@@ -233,7 +242,7 @@ func render(e environment, o options, modes []mode, runs []result, notes []strin
 					for _, e := range r.errs {
 						errs = append(errs, fmt.Sprintf("%s %s c=%d %s %s", m.name, t.name, c, r.tool, e))
 					}
-					if r.ok > 0 && r.wall < 1 && m.name != "memory" {
+					if r.ok > 0 && r.wall < 1 && m.name != "memory" && m.name != "script-memory" {
 						errs = append(errs, fmt.Sprintf("%s %s c=%d %s ran for %.2fs (median), less than 1 s: raise -n or -d",
 							m.name, t.name, c, r.tool, r.wall))
 					}

@@ -22,8 +22,8 @@ func parseTables(o *options, tables, memC string) error {
 	if o.memD < time.Second || o.memD%time.Second != 0 {
 		return fmt.Errorf("-mem-d %v: want whole seconds, at least 1s", o.memD)
 	}
-	if o.closeC < 1 || o.closeN < o.closeC || o.h2C < 1 || o.h2M < 1 || o.h2N < 0 {
-		return fmt.Errorf("want -close-c >= 1, -close-n >= -close-c, -h2-c and -h2-m >= 1, -h2-n >= 0")
+	if o.closeC < 1 || o.closeN < o.closeC || o.h2C < 1 || o.h2M < 1 || o.h2N < 0 || o.scriptC < 1 || o.scriptMemC < 1 {
+		return fmt.Errorf("want -close-c >= 1, -close-n >= -close-c, -h2-c, -h2-m, -script-c and -script-mem-c >= 1, -h2-n >= 0")
 	}
 	if o.h2N == 0 {
 		o.h2N = o.n
@@ -48,6 +48,9 @@ func (o options) maxConns() int {
 	}
 	if o.tables["h2"] {
 		m = max(m, o.h2C)
+	}
+	if o.tables["script"] {
+		m = max(m, o.scriptC, o.scriptMemC)
 	}
 	return m
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseTables(t *testing.T) {
-	o := options{n: 5000, conc: []int{50, 1000}, memD: 3 * time.Second, closeC: 20, closeN: 20000, h2C: 10, h2M: 10}
+	o := options{n: 5000, conc: []int{50, 1000}, memD: 3 * time.Second, closeC: 20, closeN: 20000, h2C: 10, h2M: 10, scriptC: 50, scriptMemC: 1000}
 	if err := parseTables(&o, "close,memory,h2", "1000,19900"); err != nil {
 		t.Fatal(err)
 	}
