@@ -63,8 +63,6 @@ func (c *Config) checkProtocol(t *target) error {
 		return configErr(false, "--pipeline is HTTP/1.1's: use --streams with HTTP/2")
 	case c.Proxy != "" && !t.tls:
 		return configErr(false, "-X is not supported with --h2c: an http:// URL goes to the proxy as a forwarded HTTP/1.1 request, and gb tunnels (CONNECT) only https:// URLs; use --http2 with an https:// URL")
-	case c.FirstByteTimeout > 0 || c.HeaderTimeout > 0 || c.IdleTimeout > 0:
-		return configErr(false, "--first-byte-timeout, --header-timeout and --idle-timeout are not supported with HTTP/2 yet (-s applies): they are per-connection read deadlines, and an HTTP/2 connection reads many streams at once")
 	case len(c.targetList()) > 1:
 		return configErr(false, "several targets are not supported with HTTP/2 yet: give one URL (its client encodes one request, and shares no connection pool between addresses yet)")
 	case c.Compressed:

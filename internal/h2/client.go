@@ -315,6 +315,9 @@ func (c *Client) flush() error {
 			if s.state != open || s.written {
 				continue
 			}
+			if !s.sent && c.cfg.phased {
+				c.phase(s, c.cfg.Client.FirstByteTimeout, now.Time()) // from its HEADERS written
+			}
 			s.sent = true
 			if len(s.body) == 0 {
 				s.written = true
@@ -337,7 +340,8 @@ func (c *Client) startHeld() {
 		s := &c.streams[i]
 		if x := s.x; s.state == open && !s.sent && x.Connected == x.Start && sending.After(x.Start) {
 			x.Start, x.Connected = sending, sending
-			s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
+			s.total = sending.Time().Add(c.cfg.Client.Timeout)
+			s.deadline = s.total
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 // the run starts. Build it with NewConfig.
 type Config struct {
 	// Client dials and handshakes (TLS with NextProtos "h2" for h2; nil
-	// TLS for h2c) and holds Timeout; its Request, KeepAlive and phase
-	// timeouts are not used.
+	// TLS for h2c) and holds Timeout and the phase timeouts, which apply
+	// per stream (see Client.phase); its Request and KeepAlive are not
+	// used.
 	Client *client.Config
 	// Streams is the most requests in flight per connection (h2load's
 	// -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS may lower it.
@@ -33,6 +34,7 @@ type Config struct {
 	MaxFields int
 
 	head   bool   // HEAD: responses have no body
+	phased bool   // Client has a phase timeout (FirstByteTimeout, HeaderTimeout or IdleTimeout)
 	body   []byte // request body; nil = none
 	frames []byte // the request's HEADERS and CONTINUATION frames, stream id 1
 	ids    []int  // offsets in frames of each frame's stream id
@@ -48,7 +50,8 @@ var ErrRequest = errors.New("request cannot be sent over HTTP/2")
 // Proxy-Connection, Transfer-Encoding, Upgrade) left out, and builds its
 // HEADERS (and CONTINUATION) frames. scheme is "https" or "http".
 func NewConfig(cc *client.Config, req *h1.Request, scheme string, streams int) (*Config, error) {
-	c := &Config{Client: cc, Streams: max(streams, 1), head: req.IsHead(), body: req.Body}
+	c := &Config{Client: cc, Streams: max(streams, 1), head: req.IsHead(), body: req.Body,
+		phased: cc.FirstByteTimeout > 0 || cc.HeaderTimeout > 0 || cc.IdleTimeout > 0}
 	block, err := encodeRequest(req, scheme)
 	if err != nil {
 		return nil, err

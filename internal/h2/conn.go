@@ -296,6 +296,9 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		if s != nil && !s.started {
 			s.started = true
 			s.x.FirstByte = clock.Of(c.now)
+			if c.cfg.phased {
+				c.phase(s, c.cfg.Client.HeaderTimeout, c.now)
+			}
 		}
 	}
 	c.cur = s
@@ -343,6 +346,8 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		c.full = false
 		if c.curEnd {
 			c.finish(s)
+		} else if c.cfg.phased {
+			c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the body's first DATA
 		}
 	}
 	return nil
@@ -464,6 +469,9 @@ func (c *Client) onData(f *http2.DataFrame, n int64) {
 			c.finish(s)
 		default:
 			s.x.Body += int64(len(f.Data()))
+			if c.cfg.phased {
+				c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the next DATA
+			}
 			if s.recvUsed += int(f.Length); s.recvUsed >= recvWindow/2 {
 				_ = c.fr.WriteWindowUpdate(s.id, uint32(s.recvUsed))
 				s.recvUsed = 0

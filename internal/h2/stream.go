@@ -18,7 +18,8 @@ type stream struct {
 	x        *load.Exchange
 	state    streamState
 	id       uint32
-	deadline time.Time // the request's start + Timeout
+	deadline time.Time // the earlier of total and the current phase's deadline
+	total    time.Time // the request's start + Timeout
 	body     []byte    // request body still to send
 	sendWin  int32     // the stream's send window
 	recvUsed int       // DATA bytes received since our last WINDOW_UPDATE for it
@@ -107,7 +108,8 @@ func (c *Client) open(s *stream) {
 	}
 	s.x.BytesOut += int64(len(c.cfg.frames))
 	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
-	s.deadline = s.x.Start.Time().Add(c.cfg.Client.Timeout)
+	s.total = s.x.Start.Time().Add(c.cfg.Client.Timeout)
+	s.deadline = s.total
 	s.sent, s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, false, 0
 	c.active++
 	c.unsent = true
@@ -257,12 +259,28 @@ func (c *Client) timedOut(s *stream) (stats.Outcome, error) {
 		return stats.FailWrite, errWindow
 	case !s.written:
 		return stats.FailWrite, errWriteTimeout
+	case c.cfg.phased && !c.now.Before(s.total):
+		return stats.TimeoutTotal, errTimeout // as HTTP/1.1's with phase limits
 	case !s.started:
 		return stats.TimeoutFirstByte, errTimeout
 	case !s.headers:
 		return stats.TimeoutHeaders, errTimeout
 	}
 	return stats.TimeoutBody, errTimeout
+}
+
+// phase starts a phase of stream s at now that may last d (a phase
+// timeout; 0 = none): its deadline becomes now + d, never past the
+// request's total. Only with phase timeouts set (Config.phased); a
+// field update, no timer: the connection's deadline follows the streams'
+// (arm), and expire checks each stream after every read.
+func (c *Client) phase(s *stream, d time.Duration, now time.Time) {
+	s.deadline = s.total
+	if d > 0 {
+		if dl := now.Add(d); dl.Before(s.total) {
+			s.deadline = dl
+		}
+	}
 }
 
 var (
