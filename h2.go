@@ -65,8 +65,6 @@ func (c *Config) checkProtocol(t *target) error {
 		return configErr(false, "-X is not supported with --h2c: an http:// URL goes to the proxy as a forwarded HTTP/1.1 request, and gb tunnels (CONNECT) only https:// URLs; use --http2 with an https:// URL")
 	case len(c.targetList()) > 1:
 		return configErr(false, "several targets are not supported with HTTP/2 yet: give one URL (its client encodes one request, and shares no connection pool between addresses yet)")
-	case c.Compressed:
-		return configErr(false, "--compressed is not supported with HTTP/2 yet: its client reads bodies from DATA frames and does not decode them yet")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package h2
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/clock"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -66,12 +68,19 @@ type Client struct {
 	hdrFields int
 	hdrBad    bool
 	status    int
-	blockLen  int    // encoded bytes of the block so far
-	blockWire int    // bytes of the block's frames so far, frame headers included
-	length    int64  // the block's content-length; noLength = none, -1 = invalid
-	block     []byte // a block that came in several frames, gathered (see decode)
-	full      bool   // decode the whole block: the connection's first response
-	server    []byte // the Server field of the connection's first response
+	blockLen  int             // encoded bytes of the block so far
+	blockWire int             // bytes of the block's frames so far, frame headers included
+	length    int64           // the block's content-length; noLength = none, -1 = invalid
+	block     []byte          // a block that came in several frames, gathered (see decode)
+	full      bool            // decode the whole block: the connection's first response
+	server    []byte          // the Server field of the connection's first response
+	hdrEnc    decode.Encoding // the block's content-encoding (with unz)
+
+	// content decoding (--compressed); unz is nil without it
+	unz  *decode.Body // decodes each body at its end, its decoders reused
+	zrd  bytes.Reader // unz's view of the stream's compressed bytes
+	zcur *stream      // the stream being decoded, for unz.Expired
+	huff bytes.Buffer // a Huffman-coded content-encoding, decoded
 }
 
 var _ load.Streamer = (*Client)(nil)
@@ -92,6 +101,9 @@ func New(ctx context.Context, cfg *Config) *Client {
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(minFrameSize)
 	c.fr.MaxHeaderListSize = uint32(cfg.maxHeaderBytes())
+	if d := cfg.Client.Decoding; d.Compressed {
+		c.unz = &decode.Body{Accept: d.Accept, Max: d.MaxDecoded, Expired: c.decodeExpired}
+	}
 	return c
 }
 

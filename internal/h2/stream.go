@@ -8,6 +8,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/clock"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -18,18 +19,21 @@ type stream struct {
 	x        *load.Exchange
 	state    streamState
 	id       uint32
-	deadline time.Time // the earlier of total and the current phase's deadline
-	total    time.Time // the request's start + Timeout
-	body     []byte    // request body still to send
-	sendWin  int32     // the stream's send window
-	recvUsed int       // DATA bytes received since our last WINDOW_UPDATE for it
-	sent     bool      // the request's HEADERS were handed to the connection (false: held back, see Client.holdBack)
-	written  bool      // the request is fully written
-	started  bool      // a response frame arrived
-	headers  bool      // the final response's header block is complete
-	retried  bool      // sent again on a new connection (GOAWAY, REFUSED_STREAM)
-	length   int64     // the response's content-length; noLength = none, -1 = invalid
-	peerDone bool      // the server ended or reset the stream: no RST_STREAM back
+	deadline time.Time       // the earlier of total and the current phase's deadline
+	total    time.Time       // the request's start + Timeout
+	body     []byte          // request body still to send
+	sendWin  int32           // the stream's send window
+	recvUsed int             // DATA bytes received since our last WINDOW_UPDATE for it
+	sent     bool            // the request's HEADERS were handed to the connection (false: held back, see Client.holdBack)
+	written  bool            // the request is fully written
+	started  bool            // a response frame arrived
+	headers  bool            // the final response's header block is complete
+	retried  bool            // sent again on a new connection (GOAWAY, REFUSED_STREAM)
+	length   int64           // the response's content-length; noLength = none, -1 = invalid
+	peerDone bool            // the server ended or reset the stream: no RST_STREAM back
+	enc      decode.Encoding // the response's content-encoding (with Client.unz)
+	zbuf     []byte          // its compressed body so far, reused by the slot's next responses
+	zover    bool            // the body passed decode.DefaultMaxBuffered: zbuf stopped growing
 	outcome  stats.Outcome
 }
 
