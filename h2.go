@@ -87,12 +87,11 @@ func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config) (*h2.Conf
 	return hc, nil
 }
 
-// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2.
-// Their connections are not carried between steps.
+// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2
+// (and does not lend its pool's: those are HTTP/2 clients already).
 func (p *Plan) useH2(lc *load.Config) {
 	if p.h2 == nil {
 		return
 	}
-	lc.KeepOpen = false
 	lc.NewConn = func(ctx context.Context) load.Conn { return h2.New(ctx, p.h2) }
 }

@@ -97,7 +97,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err := p.chooseEngine(); err != nil {
 		return nil, err
 	}
-	p.pool = newConnPool(p.client)
+	p.pool = newConnPool(p.client, p.h2)
 	return p, nil
 }
 
@@ -305,11 +305,13 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	}
 	if p.loops == 0 && (o.carry || p.pool.held() > 0) {
 		// Lend the connections the last run left open and keep this
-		// run's open for the next (Carry; the goroutine engine only).
+		// run's open for the next (Carry; the goroutine engine only;
+		// HTTP/1.1's or HTTP/2's, see newConnPool).
 		lc.KeepOpen = o.carry && p.client.KeepAlive
 		lc.NewConn = p.pool.newConn
+	} else {
+		p.useH2(&lc)
 	}
-	p.useH2(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }

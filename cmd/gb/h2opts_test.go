@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -72,5 +74,88 @@ func TestH2Compressed(t *testing.T) {
 		if !found {
 			t.Errorf("%s: errors %v, want one with %q", tc.query, r.Counts.Errors, tc.err)
 		}
+	}
+}
+
+// TestRampH2CarriesConnections: gb ramp over h2c, concurrency 2 to 6 with
+// --compressed and --start-at: the HTTP/2 connections carry from step to
+// step (each step opens only its new ones, and gb serve's ledger counts
+// 6 connections in all), every body decodes, and the first step starts
+// no earlier than --start-at.
+func TestRampH2CarriesConnections(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	dir := t.TempDir()
+	js := filepath.Join(dir, "ramp.json")
+	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	r := gbProcess(t, "ramp", "--h2c", "--streams", "4", "--compressed", "--start-at", at.Format(time.RFC3339),
+		"--from", "2", "--to", "6", "--step", "2", "--per-user", "20", "--pause", "0", "--json", js,
+		srv.URL()+"/compressed?enc=gzip&size=1000")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, js)
+	if len(rp.Steps) != 3 {
+		t.Fatalf("%d steps, want 3", len(rp.Steps))
+	}
+	var total int64
+	for i, s := range rp.Steps {
+		c := 2 * (i + 1)
+		if s.Complete() != int64(20*c) || s.Counts.Outcomes[stats.OK] != int64(20*c) || s.StoppedBy != stats.StopCount ||
+			s.Target.Engine != "h2c" || !s.Target.Compressed || s.Counts.DecodedIn != int64(20*c*1000) {
+			t.Errorf("step %d: complete %d, outcomes %v, stopped by %s, engine %s, decoded %d", i+1, s.Complete(),
+				s.Counts.Outcomes, s.StoppedBy, s.Target.Engine, s.Counts.DecodedIn)
+		}
+		want(t, fmt.Sprintf("step %d: connections opened", i+1), s.Counts.ConnsOpened, 2) // the others carried over
+		total += s.Complete()
+	}
+	if rp.Steps[0].Start.Before(at) {
+		t.Errorf("the first step started at %v, before --start-at %v", rp.Steps[0].Start, at)
+	}
+	l := srv.Ledger().HTTP
+	want(t, "server's requests", l.Requests, total)
+	want(t, "server's connections", l.Conns, 6)
+}
+
+// TestRampH2RateStepsKeepPool: rate steps over h2c with a pool of -c 3:
+// after a step that ended by its count the next opens no connection, and
+// the server never sees more than the pool.
+func TestRampH2RateStepsKeepPool(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "ramp.json")
+	r := gbProcess(t, "ramp", "--h2c", "-c", "3", "--rate-from", "100", "--rate-to", "300", "--step-time", "500ms",
+		"--pause", "0", "--json", js, srv.URL()+"/hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, js)
+	for i, s := range rp.Steps {
+		if i > 0 && rp.Steps[i-1].StoppedBy == stats.StopCount && s.Counts.ConnsOpened != 0 {
+			t.Errorf("step %d opened %d connections; the pool should carry over", i+1, s.Counts.ConnsOpened)
+		}
+	}
+	if c := srv.Ledger().HTTP.Conns; c > 3 || len(rp.Steps) != 3 {
+		t.Errorf("%d steps, server saw %d connections (want 3 steps, at most the pool of 3)", len(rp.Steps), c)
+	}
+}
+
+// TestCapacityCompressed: gb capacity --compressed checks every body: a
+// server whose gzip bodies are corrupt gets no answer with it (every
+// request failed.decode: the first probe stops the search, exit 1, saying
+// why), while without it the same bodies are only bytes and the probes
+// pass.
+func TestCapacityCompressed(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{})
+	js := filepath.Join(t.TempDir(), "cap.json")
+	url := srv.URL() + "/compressed?enc=gzip&break=corrupt&size=2000"
+	args := []string{"--slo", "p99<10s", "--rate-min", "50", "--rate-max", "100", "--step-time", "400ms", "--warmup", "0", "--json", js}
+	r := runCapacity(t, append(append([]string{"--compressed"}, args...), url)...)
+	if r.code != exitFailure || r.stderr != "gb capacity: no response at 50 req/s: decode: gzip body corrupt\n" {
+		t.Errorf("--compressed: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCapacity(t, append(args, url)...)
+	rep := readCapacity(t, js)
+	checkCapacityRun(t, r, rep)
+	if r.code != exitOK || rep.Status != capacity.AboveMax {
+		t.Errorf("without --compressed: exit %d, status %s\n%s%s", r.code, rep.Status, r.stdout, r.stderr)
 	}
 }
