@@ -25,7 +25,7 @@ func TestHTTP2Config(t *testing.T) {
 		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolH2C}, "needs an http:// URL"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Streams: 2}, "--streams is HTTP/2's"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Pipeline: 2}, "--pipeline is HTTP/1.1's"},
-		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Targets: []gb.Target{{URL: "http://127.0.0.1:1/b"}}}, "several targets are not supported with HTTP/2"},
+		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Targets: []gb.Target{{URL: "http://127.0.0.1:2/b"}}}, "several targets on different addresses are not supported with HTTP/2"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Streams: gb.MaxStreams + 1}, "out of range"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: "h3"}, "unknown protocol"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Headers: []string{"TE: gzip"}}, "only \"trailers\""},

@@ -91,7 +91,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	p.useLazy(lazy)
-	if p.h2, err = newH2(&cfg, t, req, p.client); err != nil {
+	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {

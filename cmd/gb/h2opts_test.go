@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +158,65 @@ func TestCapacityCompressed(t *testing.T) {
 	checkCapacityRun(t, r, rep)
 	if r.code != exitOK || rep.Status != capacity.AboveMax {
 		t.Errorf("without --compressed: exit %d, status %s\n%s%s", r.code, rep.Status, r.stdout, r.stderr)
+	}
+}
+
+// TestH2SeveralTargets: two URLs and a --targets file, over h2c and over
+// --http2 (TLS), both engines: each request is encoded for its target
+// (-m applies to the command line's URLs, the file's target keeps its
+// method and body), the report and the JSON count each target as for
+// HTTP/1.1, and the server's ledger counts every request. Targets on two
+// addresses are refused in one line.
+func TestH2SeveralTargets(t *testing.T) {
+	srv := testsupport.Server(t, testserver.Options{TLS: true})
+	dir := t.TempDir()
+	body := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(body, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		base  string
+		flags []string
+	}{
+		{srv.URL(), []string{"--h2c"}},
+		{srv.URL(), []string{"--h2c", "--engine", "goroutine"}},
+		{srv.TLSURL(), []string{"--http2", "--insecure"}},
+	} {
+		file := tempFile(t, "targets.txt", fmt.Sprintf("POST %s/ok?status=201\nContent-Type: application/json\n@%s\n", tc.base, body))
+		js := filepath.Join(dir, "out.json")
+		before := srv.Ledger()
+		args := append(append([]string{"-q", "-m", "PUT", "--streams", "4", "-n", "300", "-c", "3", "--targets", file, "--json", js},
+			tc.flags...), tc.base+"/hello", tc.base+"/status?s=503")
+		r := runGB(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d:\n%s", tc.flags, r.code, r.stderr)
+		}
+		rows := targetLine.FindAllStringSubmatch(r.stdout, -1)
+		want := [][]string{{"100", "0.333", "0", "0", "PUT", tc.base + "/hello"},
+			{"100", "0.333", "0", "100", "PUT", tc.base + "/status?s=503"},
+			{"100", "0.333", "0", "0", "POST", tc.base + "/ok?status=201"}}
+		if len(rows) != 3 {
+			t.Fatalf("%v: gb section:\n%s", tc.flags, r.stdout)
+		}
+		for i, row := range rows {
+			if strings.Join(row[1:], " ") != strings.Join(want[i], " ") {
+				t.Errorf("%v: target %d: %q, want %q", tc.flags, i+1, row[1:], want[i])
+			}
+		}
+		res := readResult(t, js)
+		if len(res.Targets) != 3 || res.Targets[0].BodyIn != 100*13 || res.Targets[2].BytesOut <= res.Targets[0].BytesOut ||
+			res.Counts.ConnsOpened != 3 || !strings.HasPrefix(res.Target.Engine, "h2") {
+			t.Errorf("%v: engine %s, connections %d, JSON targets %+v", tc.flags, res.Target.Engine, res.Counts.ConnsOpened, res.Targets)
+		}
+		after := srv.Ledger()
+		if got := after.HTTP.Requests + after.TLS.Requests - before.HTTP.Requests - before.TLS.Requests; got != 300 {
+			t.Errorf("%v: server saw %d requests", tc.flags, got)
+		}
+	}
+	other := testsupport.Server(t, testserver.Options{})
+	r := runGB(t, "--h2c", "-n", "10", srv.URL()+"/hello", other.URL()+"/hello")
+	if r.code != 22 || !strings.HasPrefix(r.stderr, "gb: several targets on different addresses are not supported with HTTP/2: ") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("two servers: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

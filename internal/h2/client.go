@@ -282,7 +282,9 @@ func (c *Client) canResend() bool {
 
 // arm sets the connection's deadline to the earliest of the streams'
 // deadlines and until: of the written streams for a read (a request held
-// back is not due before it is written), of all for a write. In a closed
+// back is not due before it is written; a stream's phase deadline
+// counts), of all for a write (their totals, -s: a write that outlives a
+// stream's phase deadline is no timeout of the connection). In a closed
 // loop the deadline only moves when it would be more than timeout/64
 // early (as client.Fast does), so a busy connection rarely pays for a
 // timer update; a read that times out before a stream's deadline only
@@ -292,8 +294,12 @@ func (c *Client) arm(until time.Time, writing bool) {
 	want := until
 	for i := range c.streams {
 		s := &c.streams[i]
-		if s.state == open && (s.sent || writing) && (want.IsZero() || s.deadline.Before(want)) {
-			want = s.deadline
+		dl := s.deadline
+		if writing {
+			dl = s.total // a write is the connection's: a stream's phase limits its own reads only
+		}
+		if s.state == open && (s.sent || writing) && (want.IsZero() || dl.Before(want)) {
+			want = dl
 		}
 	}
 	d := c.cfg.Client.Timeout

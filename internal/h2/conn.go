@@ -443,7 +443,7 @@ func atoi3(v string) int {
 // body and content-length disagree (RFC 9113 §8.1.1; no body is due for
 // HEAD, 204 and 304).
 func (c *Client) finish(s *stream) {
-	if s.length != noLength && s.length != s.x.Body && !c.cfg.head && s.x.Status != 204 && s.x.Status != 304 {
+	if s.length != noLength && s.length != s.x.Body && !s.req.head && s.x.Status != 204 && s.x.Status != 304 {
 		var err error = errBadLength
 		if s.length >= 0 {
 			err = errLength{want: s.length, got: s.x.Body}

@@ -91,7 +91,7 @@ func TestPhasedRequestPathAllocatesNothing(t *testing.T) {
 		cfg := phased(t, "127.0.0.1:1", streams, 10*time.Second, func(cc *client.Config) {
 			cc.FirstByteTimeout, cc.HeaderTimeout, cc.IdleTimeout = time.Second, time.Second, time.Second
 		})
-		cfg.Client.Addr = cannedServer(t, len(cfg.frames), true)
+		cfg.Client.Addr = cannedServer(t, len(cfg.reqs[0].frames), true)
 		c := New(context.Background(), cfg)
 		xs := make([]load.Exchange, streams)
 		round := func() {

@@ -17,6 +17,7 @@ import (
 // stream is one request slot of a Client.
 type stream struct {
 	x        *load.Exchange
+	req      *request // x's target's request (Config.request)
 	state    streamState
 	id       uint32
 	deadline time.Time       // the earlier of total and the current phase's deadline
@@ -105,13 +106,14 @@ func (c *Client) open(s *stream) {
 		c.draining = true // ids spent: the next request opens a new connection
 	}
 	start := len(c.out.buf)
-	c.out.buf = append(c.out.buf, c.cfg.frames...)
-	for _, off := range c.cfg.ids {
+	s.req = c.cfg.request(s.x)
+	c.out.buf = append(c.out.buf, s.req.frames...)
+	for _, off := range s.req.ids {
 		p := c.out.buf[start+off:]
 		p[0], p[1], p[2], p[3] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
 	}
-	s.x.BytesOut += int64(len(c.cfg.frames))
-	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
+	s.x.BytesOut += int64(len(s.req.frames))
+	s.state, s.id, s.body, s.sendWin = open, id, s.req.body, c.initWin
 	s.total = s.x.Start.Time().Add(c.cfg.Client.Timeout)
 	s.deadline = s.total
 	s.sent, s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, false, 0
@@ -339,7 +341,7 @@ func (c *Client) unsend(s *stream, err error) {
 // s's answered. An idempotent request then goes once more on a new
 // connection, as HTTP/1.1's does (RFC 9112 §9.3.1).
 func (c *Client) stale(s *stream, err error) bool {
-	return c.served > 0 && !s.started && !s.retried && c.cfg.Client.Idempotent &&
+	return c.served > 0 && !s.started && !s.retried && s.req.idempotent &&
 		!c.stop.Load() && client.IsPeerGone(err)
 }
 
