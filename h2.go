@@ -67,40 +67,42 @@ func (c *Config) checkProtocol(t *target) error {
 		return configErr("Pipeline", "{Pipeline} is HTTP/1.1's: use {Streams} with HTTP/2")
 	case c.Proxy != "" && !t.tls:
 		return configErr("Proxy", "{Proxy} is not supported with {Protocol=h2c}: an http:// URL goes to the proxy as a forwarded HTTP/1.1 request, and gb tunnels (CONNECT) only https:// URLs; use {Protocol=h2} with an https:// URL")
-	case c.FirstByteTimeout > 0 || c.HeaderTimeout > 0 || c.IdleTimeout > 0:
-		return configErr("FirstByteTimeout", "{FirstByteTimeout}, {HeaderTimeout} and {IdleTimeout} are not supported with HTTP/2 yet ({Timeout} applies): they are per-connection read deadlines, and an HTTP/2 connection reads many streams at once")
-	case len(c.targetList()) > 1:
-		return configErr("Targets", "several targets are not supported with HTTP/2 yet: give one URL (its client encodes one request, and shares no connection pool between addresses yet)")
-	case c.Compressed:
-		return configErr("Compressed", "{Compressed} is not supported with HTTP/2 yet: its client reads bodies from DATA frames and does not decode them yet")
 	}
 	return nil
 }
 
 // newH2 is the HTTP/2 clients' shared configuration, nil for HTTP/1.1:
-// req encoded once, and ALPN "h2" offered on TLS.
-func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config) (*h2.Config, error) {
+// req (or each of m's targets' requests) encoded once, and ALPN "h2"
+// offered on TLS. Several targets must share one address: a worker's
+// HTTP/2 connection carries its streams to one server.
+func newH2(cfg *Config, t *target, req *h1.Request, cc *client.Config, m *multiTarget) (*h2.Config, error) {
 	if !cfg.http2() {
 		return nil, nil
+	}
+	targets := []h2.Target{{Request: req, Idempotent: cc.Idempotent}}
+	if m != nil {
+		if len(m.clients) > 1 {
+			return nil, configErr("Targets", "several targets on different addresses are not supported with HTTP/2: a worker's HTTP/2 connection carries the streams of one server, and one worker cannot wait on several connections at once; give targets of one scheme://host:port (or run one gb per address)")
+		}
+		targets = m.h2
 	}
 	scheme := "http"
 	if cc.TLS != nil {
 		cc.TLS.NextProtos = []string{"h2", "http/1.1"} // a server without h2 then says what it speaks
 		scheme = "https"
 	}
-	hc, err := h2.NewConfig(cc, req, scheme, cfg.streams())
+	hc, err := h2.NewConfigTargets(cc, targets, scheme, cfg.streams())
 	if err != nil {
 		return nil, configErr("", "%v", err)
 	}
 	return hc, nil
 }
 
-// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2.
-// Their connections are not carried between steps.
+// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2
+// (and does not lend its pool's: those are HTTP/2 clients already).
 func (p *Plan) useH2(lc *load.Config) {
 	if p.h2 == nil {
 		return
 	}
-	lc.KeepOpen = false
 	lc.NewConn = func(ctx context.Context) load.Conn { return h2.New(ctx, p.h2) }
 }

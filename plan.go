@@ -95,7 +95,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	p.useLazy(lazy)
-	if p.h2, err = newH2(&cfg, t, req, p.client); err != nil {
+	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
 	if p.h3, err = newH3(&cfg, req, p.client); err != nil {
@@ -104,7 +104,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err := p.chooseEngine(); err != nil {
 		return nil, err
 	}
-	p.pool = newConnPool(p.client)
+	p.pool = newConnPool(p.client, p.h2)
 	return p, nil
 }
 
@@ -317,11 +317,13 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	}
 	if p.loops == 0 && (o.carry || p.pool.held() > 0) {
 		// Lend the connections the last run left open and keep this
-		// run's open for the next (Carry; the goroutine engine only).
+		// run's open for the next (Carry; the goroutine engine only;
+		// HTTP/1.1's or HTTP/2's, see newConnPool).
 		lc.KeepOpen = o.carry && p.client.KeepAlive
 		lc.NewConn = p.pool.newConn
+	} else {
+		p.useH2(&lc)
 	}
-	p.useH2(&lc)
 	p.useH3(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery

@@ -7,34 +7,50 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/internal/load"
 )
 
 // connPool lends the workers of each ramp step their connections and takes
-// them back after the step, so that keep-alive connections carry over to
-// the next step instead of being closed and reopened. load calls newConn
-// from Run's goroutine before the workers start, and settle runs after
-// they stopped, so the pool needs no lock.
+// them back after the step, so that keep-alive connections (HTTP/1.1's,
+// and HTTP/2's with their streams) carry over to the next step instead of
+// being closed and reopened. load calls newConn from Run's goroutine
+// before the workers start, and settle runs after they stopped, so the
+// pool needs no lock.
 type connPool struct {
-	cfg  *client.Config
+	make func(ctx context.Context) pooledConn // a new client on ctx
 	ctx  *stepContext
-	idle []*client.Fast // open after the last step, for the next one
-	lent []*client.Fast // given to the current step's workers
+	idle []pooledConn // open after the last step, for the next one
+	lent []pooledConn // given to the current step's workers
 }
 
-func newConnPool(cfg *client.Config) *connPool {
-	return &connPool{cfg: cfg, ctx: &stepContext{}}
+// pooledConn is a client the pool can keep: client.Fast or h2.Client.
+type pooledConn interface {
+	load.Conn
+	Close() bool // closes its connection; reports whether one was open
+	Open() bool  // holds an open connection (between loads)
+}
+
+// newConnPool returns a pool of HTTP/1.1 clients of cfg, or of HTTP/2
+// clients of h2cfg when it is not nil.
+func newConnPool(cfg *client.Config, h2cfg *h2.Config) *connPool {
+	cp := &connPool{ctx: &stepContext{}}
+	cp.make = func(ctx context.Context) pooledConn { return client.NewFast(ctx, cfg) }
+	if h2cfg != nil {
+		cp.make = func(ctx context.Context) pooledConn { return h2.New(ctx, h2cfg) }
+	}
+	return cp
 }
 
 // newConn is load.Config.NewConn: an idle connection of the last step if
 // one is left, else a new client. ctx is the step's run context.
 func (cp *connPool) newConn(ctx context.Context) load.Conn {
 	cp.ctx.follow(ctx)
-	var f *client.Fast
+	var f pooledConn
 	if n := len(cp.idle); n > 0 {
 		f, cp.idle = cp.idle[n-1], cp.idle[:n-1]
 	} else {
-		f = client.NewFast(cp.ctx, cp.cfg)
+		f = cp.make(cp.ctx)
 	}
 	cp.lent = append(cp.lent, f)
 	return f
@@ -51,7 +67,7 @@ func (cp *connPool) settle(keep bool) {
 	if keep {
 		// A client whose worker got no request never connected: it
 		// holds nothing to carry.
-		cp.idle = slices.DeleteFunc(cp.lent, func(f *client.Fast) bool { return !f.Open() })
+		cp.idle = slices.DeleteFunc(cp.lent, func(c pooledConn) bool { return !c.Open() })
 		cp.lent = nil
 		return
 	}
@@ -69,7 +85,7 @@ func (cp *connPool) close() {
 	cp.idle, cp.lent = nil, nil
 }
 
-func closeAll(fs []*client.Fast) {
+func closeAll(fs []pooledConn) {
 	for _, f := range fs {
 		f.Close()
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 )
@@ -98,6 +99,7 @@ type multiTarget struct {
 	addrOf  []int               // target -> index in clients
 	method0 string              // the first target's method, for Result.Target
 	body0   int64               // the first target's body length
+	h2      []h2.Target         // every target's request, for HTTP/2 (newH2)
 }
 
 // prepareTargets parses and checks every target of a Config with several
@@ -130,6 +132,7 @@ func (p *Plan) prepareTargets(first *Config) error {
 		}
 		method := tc.method()
 		reqs[i] = client.Target{Request: req.Append(nil), Head: method == "HEAD", Idempotent: idempotent(method)}
+		m.h2 = append(m.h2, h2.Target{Request: req, Idempotent: idempotent(method)})
 		m.names = append(m.names, stats.TargetStats{URL: t.url.Redacted(), Method: method})
 		hostKey := t.url.Scheme + "://" + t.url.Host
 		a, ok := byHost[hostKey]

@@ -43,6 +43,8 @@ Options:
                       capacity: 5% (the default), 1%
     -c n              First probe's connections; the pool grows by Little's
                       law when a probe needs more (default 16)
+    --compressed      Send Accept-Encoding: gzip, br, zstd and check that every
+                      body decodes (one that does not is a failed request)
     --json file       Write every probe and the answer as JSON
     --html file       Write the HTML report: p99 against offered rate
 `
@@ -55,6 +57,7 @@ type capacityOptions struct {
 	precision          float64
 	maxErrors          float64 // share 0..1
 	conns              int
+	compressed         bool
 	jsonFile, htmlFile string
 	help               bool
 }
@@ -90,6 +93,7 @@ var capacitySpecs = []getopt.Spec[capacityOptions]{
 		}
 		return err
 	}),
+	getopt.New(0, "compressed", "", "", func(o *capacityOptions, _ string) error { o.compressed = true; return nil }),
 	getopt.New(0, "json", "file", "", func(o *capacityOptions, v string) error { o.jsonFile = v; return nil }),
 	getopt.New(0, "html", "file", "", func(o *capacityOptions, v string) error { o.htmlFile = v; return nil }),
 	getopt.New(0, "help", "", "", func(o *capacityOptions, _ string) error { o.help = true; return nil }),
@@ -148,7 +152,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		return failCapacity(stderr, err)
 	}
 	argv := redactArgs(append([]string{"capacity"}, args...))
-	p, err := gb.NewPlan(gb.Config{URL: rest[0], KeepAlive: true, Engine: gb.EngineGoroutine,
+	p, err := gb.NewPlan(gb.Config{URL: rest[0], KeepAlive: true, Engine: gb.EngineGoroutine, Compressed: co.compressed,
 		Concurrency: 1, Duration: co.stepTime, Warmup: co.warmup, Rate: gb.Rate{Freq: co.rateMin}},
 		gb.WithCommand(argv), gb.WithWarnings(func(s string) { fmt.Fprintf(stderr, "gb capacity: warning: %s\n", s) }))
 	for _, f := range []string{co.jsonFile, co.htmlFile} {

@@ -124,7 +124,6 @@ func TestHTTP2UsageErrors(t *testing.T) {
 		{"--streams 4 -n 1 http://127.0.0.1:1/", "--streams is HTTP/2's"},
 		{"--h2c --pipeline 4 -n 8 http://127.0.0.1:1/", "--pipeline is HTTP/1.1's"},
 		{"--h2c --streams 2000 -n 8 http://127.0.0.1:1/", "--streams 2000 is out of range"},
-		{"--h2c --idle-timeout 1 -n 8 http://127.0.0.1:1/", "not supported with HTTP/2"},
 	} {
 		r := runGB(t, strings.Fields(tc.args)...)
 		if r.code != 22 || !strings.Contains(r.stderr, tc.msg) || strings.Count(r.stderr, "\n") != 1 {

@@ -136,7 +136,7 @@ var abSpecs = []flagSpec{
 		o.cfg.Protocol = gb.ProtocolHTTP2
 		return nil
 	}),
-	opt(0, "h2c", "", "Speak HTTP/2 over cleartext TCP (http:// URLs, prior knowledge)", func(o *options, _ string) error {
+	opt(0, "h2c", "", "Speak HTTP/2 over cleartext TCP (http:// URLs, prior knowledge);\nnot with -X (an http:// URL goes to a proxy as HTTP/1.1)", func(o *options, _ string) error {
 		o.cfg.Protocol = gb.ProtocolH2C
 		return nil
 	}),
@@ -226,7 +226,7 @@ var abSpecs = []flagSpec{
 		o.cfg.StartAt = t
 		return nil
 	}),
-	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between)", setString(func(o *options) *string { return &o.targetsFile })),
+	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between); with\nHTTP/2 all targets on one scheme://host:port (a connection is one server's)", setString(func(o *options) *string { return &o.targetsFile })),
 	opt(0, "targets-format", "format", "The targets file's format: http (default) or json (vegeta's: one\n{\"method\",\"url\",\"header\",\"body\" (base64)} object a line)", func(o *options, v string) error {
 		if v != gb.TargetsHTTP && v != gb.TargetsJSON {
 			return errors.New("want http or json")

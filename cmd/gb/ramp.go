@@ -145,7 +145,7 @@ func rampRefusal(s flagSpec) string {
 		return "--" + s.Long + " is for one run: profile the server with gb at the load of interest"
 	}
 	switch s.Long {
-	case "threshold", "junit", "hgrm", "hlog", "bench-out", "repeat", "warmup", "shard", "start-at":
+	case "threshold", "junit", "hgrm", "hlog", "bench-out", "repeat", "warmup", "shard":
 		return "--" + s.Long + " is for one run (gb ramp's steps are judged by its saturation point)"
 	case "web", "web-linger":
 		return "--" + s.Long + " is for one run: gb ramp shows its steps live in the terminal"
@@ -204,6 +204,24 @@ func (rp *rampPlan) Step(ctx context.Context, l ramp.Load, progress func(int64, 
 		opts = append(opts, gb.Carry())
 	}
 	return rp.Plan.Step(ctx, stepConfig(rp.base, l), opts...)
+}
+
+// waitStart returns at the instant at (--start-at: the ramp's first step
+// starts then; at once when it is zero or past), or with an error saying
+// so when ctx ends first (a signal).
+func waitStart(ctx context.Context, at time.Time) error {
+	d := time.Until(at)
+	if at.IsZero() || d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stopped before the start time %s", at.UTC().Format(time.RFC3339))
+	}
 }
 
 // stepConfig is base with the load l.

@@ -61,6 +61,9 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	var out *ramp.Outcome
 	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
+		if err := waitStart(ctx, r.p.base.StartAt); err != nil {
+			return nil, err
+		}
 		var err error
 		out, err = ramp.Run(ctx, r.p, r.spec, hooks)
 		return nil, err

@@ -90,7 +90,7 @@ func cannedServer(tb testing.TB, reqLen int, literal bool) string {
 
 func benchConfig(b *testing.B, streams int) *Config {
 	cfg := clientConfig(b, "127.0.0.1:1", false, &h1.Request{Target: "/", Host: "bench", UserAgent: "gb/bench"}, streams, 10*time.Second)
-	cfg.Client.Addr = cannedServer(b, len(cfg.frames), false)
+	cfg.Client.Addr = cannedServer(b, len(cfg.reqs[0].frames), false)
 	return cfg
 }
 
@@ -153,7 +153,7 @@ func TestRequestPathAllocatesNothing(t *testing.T) {
 	for _, literal := range []bool{false, true} {
 		for _, streams := range []int{1, 10} {
 			cfg := clientConfig(t, "127.0.0.1:1", false, &h1.Request{Target: "/", Host: "a", UserAgent: "gb/test"}, streams, 10*time.Second)
-			cfg.Client.Addr = cannedServer(t, len(cfg.frames), literal)
+			cfg.Client.Addr = cannedServer(t, len(cfg.reqs[0].frames), literal)
 			c := New(context.Background(), cfg)
 			xs := make([]load.Exchange, streams)
 			round := func() {

@@ -1,6 +1,7 @@
 package h2
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/clock"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -66,12 +68,19 @@ type Client struct {
 	hdrFields int
 	hdrBad    bool
 	status    int
-	blockLen  int    // encoded bytes of the block so far
-	blockWire int    // bytes of the block's frames so far, frame headers included
-	length    int64  // the block's content-length; noLength = none, -1 = invalid
-	block     []byte // a block that came in several frames, gathered (see decode)
-	full      bool   // decode the whole block: the connection's first response
-	server    []byte // the Server field of the connection's first response
+	blockLen  int             // encoded bytes of the block so far
+	blockWire int             // bytes of the block's frames so far, frame headers included
+	length    int64           // the block's content-length; noLength = none, -1 = invalid
+	block     []byte          // a block that came in several frames, gathered (see decode)
+	full      bool            // decode the whole block: the connection's first response
+	server    []byte          // the Server field of the connection's first response
+	hdrEnc    decode.Encoding // the block's content-encoding (with unz)
+
+	// content decoding (--compressed); unz is nil without it
+	unz  *decode.Body // decodes each body at its end, its decoders reused
+	zrd  bytes.Reader // unz's view of the stream's compressed bytes
+	zcur *stream      // the stream being decoded, for unz.Expired
+	huff bytes.Buffer // a Huffman-coded content-encoding, decoded
 }
 
 var _ load.Streamer = (*Client)(nil)
@@ -92,6 +101,9 @@ func New(ctx context.Context, cfg *Config) *Client {
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(minFrameSize)
 	c.fr.MaxHeaderListSize = uint32(cfg.maxHeaderBytes())
+	if d := cfg.Client.Decoding; d.Compressed {
+		c.unz = &decode.Body{Accept: d.Accept, Max: d.MaxDecoded, Expired: c.decodeExpired}
+	}
 	return c
 }
 
@@ -114,6 +126,10 @@ func (c *Client) Interrupt() {
 }
 
 var aLongTimeAgo = time.Unix(1, 0)
+
+// Open reports whether the client holds an open connection. Call it
+// between loads only.
+func (c *Client) Open() bool { return c.nc != nil }
 
 // Close closes the connection and reports whether one was open.
 func (c *Client) Close() bool {
@@ -270,7 +286,9 @@ func (c *Client) canResend() bool {
 
 // arm sets the connection's deadline to the earliest of the streams'
 // deadlines and until: of the written streams for a read (a request held
-// back is not due before it is written), of all for a write. In a closed
+// back is not due before it is written; a stream's phase deadline
+// counts), of all for a write (their totals, -s: a write that outlives a
+// stream's phase deadline is no timeout of the connection). In a closed
 // loop the deadline only moves when it would be more than timeout/64
 // early (as client.Fast does), so a busy connection rarely pays for a
 // timer update; a read that times out before a stream's deadline only
@@ -280,8 +298,12 @@ func (c *Client) arm(until time.Time, writing bool) {
 	want := until
 	for i := range c.streams {
 		s := &c.streams[i]
-		if s.state == open && (s.sent || writing) && (want.IsZero() || s.deadline.Before(want)) {
-			want = s.deadline
+		dl := s.deadline
+		if writing {
+			dl = s.total // a write is the connection's: a stream's phase limits its own reads only
+		}
+		if s.state == open && (s.sent || writing) && (want.IsZero() || dl.Before(want)) {
+			want = dl
 		}
 	}
 	d := c.cfg.Client.Timeout
@@ -315,6 +337,9 @@ func (c *Client) flush() error {
 			if s.state != open || s.written {
 				continue
 			}
+			if !s.sent && c.cfg.phased {
+				c.phase(s, c.cfg.Client.FirstByteTimeout, now.Time()) // from its HEADERS written
+			}
 			s.sent = true
 			if len(s.body) == 0 {
 				s.written = true
@@ -337,7 +362,8 @@ func (c *Client) startHeld() {
 		s := &c.streams[i]
 		if x := s.x; s.state == open && !s.sent && x.Connected == x.Start && sending.After(x.Start) {
 			x.Start, x.Connected = sending, sending
-			s.deadline = sending.Time().Add(c.cfg.Client.Timeout)
+			s.total = sending.Time().Add(c.cfg.Client.Timeout)
+			s.deadline = s.total
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/load"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -18,8 +19,9 @@ import (
 // the run starts. Build it with NewConfig.
 type Config struct {
 	// Client dials and handshakes (TLS with NextProtos "h2" for h2; nil
-	// TLS for h2c) and holds Timeout; its Request, KeepAlive and phase
-	// timeouts are not used.
+	// TLS for h2c) and holds Timeout and the phase timeouts, which apply
+	// per stream (see Client.phase); its Request and KeepAlive are not
+	// used.
 	Client *client.Config
 	// Streams is the most requests in flight per connection (h2load's
 	// -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS may lower it.
@@ -32,10 +34,24 @@ type Config struct {
 	// MaxFields limits the fields of a response's header list; 0 = 100.
 	MaxFields int
 
-	head   bool   // HEAD: responses have no body
-	body   []byte // request body; nil = none
-	frames []byte // the request's HEADERS and CONTINUATION frames, stream id 1
-	ids    []int  // offsets in frames of each frame's stream id
+	phased bool      // Client has a phase timeout (FirstByteTimeout, HeaderTimeout or IdleTimeout)
+	reqs   []request // the targets' requests, by load.Exchange.Target; one without targets
+}
+
+// request is one target's request, encoded once.
+type request struct {
+	head       bool   // HEAD: responses have no body
+	idempotent bool   // may go once more after the keep-alive close race
+	body       []byte // request body; nil = none
+	frames     []byte // the request's HEADERS and CONTINUATION frames, stream id 1
+	ids        []int  // offsets in frames of each frame's stream id
+}
+
+// Target is one request of a run with several targets (load.Order sets
+// each exchange's): all on the one address the Config's Client dials.
+type Target struct {
+	Request    *h1.Request
+	Idempotent bool // the method may be sent again after the keep-alive close race
 }
 
 // ErrRequest is returned (wrapped) by NewConfig for a request HTTP/2
@@ -48,16 +64,37 @@ var ErrRequest = errors.New("request cannot be sent over HTTP/2")
 // Proxy-Connection, Transfer-Encoding, Upgrade) left out, and builds its
 // HEADERS (and CONTINUATION) frames. scheme is "https" or "http".
 func NewConfig(cc *client.Config, req *h1.Request, scheme string, streams int) (*Config, error) {
-	c := &Config{Client: cc, Streams: max(streams, 1), head: req.IsHead(), body: req.Body}
+	return NewConfigTargets(cc, []Target{{Request: req, Idempotent: cc.Idempotent}}, scheme, streams)
+}
+
+// NewConfigTargets is NewConfig for a run of several targets on one
+// address: exchange x sends targets[x.Target]'s request.
+func NewConfigTargets(cc *client.Config, targets []Target, scheme string, streams int) (*Config, error) {
+	c := &Config{Client: cc, Streams: max(streams, 1),
+		phased: cc.FirstByteTimeout > 0 || cc.HeaderTimeout > 0 || cc.IdleTimeout > 0}
+	for _, t := range targets {
+		r, err := encodeFrames(t.Request, scheme)
+		if err != nil {
+			return nil, err
+		}
+		r.idempotent = t.Idempotent
+		c.reqs = append(c.reqs, r)
+	}
+	return c, nil
+}
+
+// encodeFrames is req's HEADERS and CONTINUATION frames.
+func encodeFrames(req *h1.Request, scheme string) (request, error) {
+	r := request{head: req.IsHead(), body: req.Body}
 	block, err := encodeRequest(req, scheme)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	var buf bytes.Buffer
 	fr := http2.NewFramer(&buf, nil)
 	for first := true; first || len(block) > 0; first = false {
 		n := min(len(block), minFrameSize)
-		c.ids = append(c.ids, buf.Len()+5)
+		r.ids = append(r.ids, buf.Len()+5)
 		if first {
 			err = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block[:n],
 				EndStream: req.Body == nil, EndHeaders: n == len(block)})
@@ -65,12 +102,20 @@ func NewConfig(cc *client.Config, req *h1.Request, scheme string, streams int) (
 			err = fr.WriteContinuation(1, n == len(block), block[:n])
 		}
 		if err != nil {
-			return nil, err
+			return r, err
 		}
 		block = block[n:]
 	}
-	c.frames = buf.Bytes()
-	return c, nil
+	r.frames = buf.Bytes()
+	return r, nil
+}
+
+// request is the request exchange x sends: its target's.
+func (c *Config) request(x *load.Exchange) *request {
+	if x.Target > 0 && x.Target < len(c.reqs) {
+		return &c.reqs[x.Target]
+	}
+	return &c.reqs[0]
 }
 
 // minFrameSize is every peer's SETTINGS_MAX_FRAME_SIZE at least (RFC 9113

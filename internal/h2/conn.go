@@ -10,6 +10,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/clock"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -291,11 +292,14 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	if first {
 		c.curID, c.curEnd = id, endStream
 		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen, c.blockWire = 0, 0, false, 0, 0, 0
-		c.length = noLength
+		c.length, c.hdrEnc = noLength, decode.Identity
 		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
 			s.x.FirstByte = clock.Of(c.now)
+			if c.cfg.phased {
+				c.phase(s, c.cfg.Client.HeaderTimeout, c.now)
+			}
 		}
 	}
 	c.cur = s
@@ -340,9 +344,12 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	default:
 		s.headers = true
 		s.x.Status, s.x.Server, s.length = c.status, c.server, c.length
+		s.enc, s.zbuf, s.zover = c.hdrEnc, s.zbuf[:0], false
 		c.full = false
 		if c.curEnd {
 			c.finish(s)
+		} else if c.cfg.phased {
+			c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the body's first DATA
 		}
 	}
 	return nil
@@ -411,6 +418,8 @@ func (c *Client) emit(f hpack.HeaderField) {
 		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
 	case f.Name == "content-length":
 		c.noteLength(parseLength(f.Value))
+	case f.Name == "content-encoding" && c.unz != nil:
+		c.hdrEnc = c.hdrEnc.Add([]byte(f.Value))
 	}
 }
 
@@ -434,13 +443,19 @@ func atoi3(v string) int {
 // body and content-length disagree (RFC 9113 §8.1.1; no body is due for
 // HEAD, 204 and 304).
 func (c *Client) finish(s *stream) {
-	if s.length != noLength && s.length != s.x.Body && !c.cfg.head && s.x.Status != 204 && s.x.Status != 304 {
+	if s.length != noLength && s.length != s.x.Body && !s.req.head && s.x.Status != 204 && s.x.Status != 304 {
 		var err error = errBadLength
 		if s.length >= 0 {
 			err = errLength{want: s.length, got: s.x.Body}
 		}
 		c.end(s, stats.FailProtocol, err)
 		return
+	}
+	if c.unz != nil {
+		if o, err := c.decodeBody(s); o != stats.OK {
+			c.end(s, o, err)
+			return
+		}
 	}
 	if s.x.Status >= 200 && s.x.Status < 300 {
 		c.end(s, stats.OK, nil)
@@ -461,9 +476,14 @@ func (c *Client) onData(f *http2.DataFrame, n int64) {
 			c.end(s, stats.FailProtocol, errEarlyData)
 		case f.StreamEnded():
 			s.x.Body += int64(len(f.Data()))
+			c.keep(s, f.Data())
 			c.finish(s)
 		default:
 			s.x.Body += int64(len(f.Data()))
+			c.keep(s, f.Data())
+			if c.cfg.phased {
+				c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the next DATA
+			}
 			if s.recvUsed += int(f.Length); s.recvUsed >= recvWindow/2 {
 				_ = c.fr.WriteWindowUpdate(s.id, uint32(s.recvUsed))
 				s.recvUsed = 0

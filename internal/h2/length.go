@@ -23,6 +23,7 @@ import (
 // staticCL is content-length's index in HPACK's static table; the static
 // table has 61 entries.
 const (
+	staticCE    = 26 // content-encoding
 	staticCL    = 28
 	staticCount = 61
 )
@@ -30,6 +31,9 @@ const (
 // huffCL is "content-length" Huffman-encoded, as a server may send the
 // name of a literal field.
 var huffCL = hpack.AppendHuffmanString(nil, "content-length")
+
+// huffCE is "content-encoding" Huffman-encoded (see huffCL).
+var huffCE = hpack.AppendHuffmanString(nil, "content-encoding")
 
 // errLength is a response whose DATA did not add up to its
 // content-length.
@@ -89,7 +93,7 @@ func (c *Client) scanField(p []byte) (n int, emit, ok bool) {
 	if !ok {
 		return 0, false, false
 	}
-	isCL := idx == staticCL
+	isCL, isCE := idx == staticCL, idx == staticCE && c.unz != nil
 	if idx == 0 {
 		name, huff, k, ok := hpackString(p[n:])
 		if !ok {
@@ -97,13 +101,17 @@ func (c *Client) scanField(p []byte) (n int, emit, ok bool) {
 		}
 		n += k
 		isCL = (!huff && string(name) == "content-length") || (huff && bytes.Equal(name, huffCL))
+		isCE = c.unz != nil && ((!huff && string(name) == "content-encoding") || (huff && bytes.Equal(name, huffCE)))
 	}
 	value, huff, k, ok := hpackString(p[n:])
 	if !ok {
 		return 0, false, false
 	}
-	if isCL {
+	switch {
+	case isCL:
 		c.literalLength(value, huff)
+	case isCE:
+		c.literalEncoding(value, huff)
 	}
 	return n + k, idx > staticCount, true
 }

@@ -27,8 +27,12 @@ type scripted struct {
 	// onRequest answers request n (from 1, over all connections) on
 	// stream id; nil answers 200 "ok". Set with handle.
 	onRequest func(c *sconn, id uint32, n int64)
+	// onReset is called for each RST_STREAM the client sends; nil = none.
+	// Set before the client connects.
+	onReset func(c *sconn, id uint32)
 
 	requests atomic.Int64 // request HEADERS received
+	resets   atomic.Int64 // RST_STREAM frames received
 	bodyIn   atomic.Int64 // request DATA bytes received
 	conns    atomic.Int64
 }
@@ -115,6 +119,11 @@ func (s *scripted) serve(nc net.Conn) {
 			}
 		case *http2.DataFrame:
 			s.bodyIn.Add(int64(len(f.Data())))
+		case *http2.RSTStreamFrame:
+			s.resets.Add(1)
+			if s.onReset != nil {
+				s.onReset(c, f.StreamID)
+			}
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
 				_ = c.fr.WriteSettingsAck()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/clock"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"golang.org/x/net/http2"
@@ -16,19 +17,24 @@ import (
 // stream is one request slot of a Client.
 type stream struct {
 	x        *load.Exchange
+	req      *request // x's target's request (Config.request)
 	state    streamState
 	id       uint32
-	deadline time.Time // the request's start + Timeout
-	body     []byte    // request body still to send
-	sendWin  int32     // the stream's send window
-	recvUsed int       // DATA bytes received since our last WINDOW_UPDATE for it
-	sent     bool      // the request's HEADERS were handed to the connection (false: held back, see Client.holdBack)
-	written  bool      // the request is fully written
-	started  bool      // a response frame arrived
-	headers  bool      // the final response's header block is complete
-	retried  bool      // sent again on a new connection (GOAWAY, REFUSED_STREAM)
-	length   int64     // the response's content-length; noLength = none, -1 = invalid
-	peerDone bool      // the server ended or reset the stream: no RST_STREAM back
+	deadline time.Time       // the earlier of total and the current phase's deadline
+	total    time.Time       // the request's start + Timeout
+	body     []byte          // request body still to send
+	sendWin  int32           // the stream's send window
+	recvUsed int             // DATA bytes received since our last WINDOW_UPDATE for it
+	sent     bool            // the request's HEADERS were handed to the connection (false: held back, see Client.holdBack)
+	written  bool            // the request is fully written
+	started  bool            // a response frame arrived
+	headers  bool            // the final response's header block is complete
+	retried  bool            // sent again on a new connection (GOAWAY, REFUSED_STREAM)
+	length   int64           // the response's content-length; noLength = none, -1 = invalid
+	peerDone bool            // the server ended or reset the stream: no RST_STREAM back
+	enc      decode.Encoding // the response's content-encoding (with Client.unz)
+	zbuf     []byte          // its compressed body so far, reused by the slot's next responses
+	zover    bool            // the body passed decode.DefaultMaxBuffered: zbuf stopped growing
 	outcome  stats.Outcome
 }
 
@@ -100,14 +106,16 @@ func (c *Client) open(s *stream) {
 		c.draining = true // ids spent: the next request opens a new connection
 	}
 	start := len(c.out.buf)
-	c.out.buf = append(c.out.buf, c.cfg.frames...)
-	for _, off := range c.cfg.ids {
+	s.req = c.cfg.request(s.x)
+	c.out.buf = append(c.out.buf, s.req.frames...)
+	for _, off := range s.req.ids {
 		p := c.out.buf[start+off:]
 		p[0], p[1], p[2], p[3] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
 	}
-	s.x.BytesOut += int64(len(c.cfg.frames))
-	s.state, s.id, s.body, s.sendWin = open, id, c.cfg.body, c.initWin
-	s.deadline = s.x.Start.Time().Add(c.cfg.Client.Timeout)
+	s.x.BytesOut += int64(len(s.req.frames))
+	s.state, s.id, s.body, s.sendWin = open, id, s.req.body, c.initWin
+	s.total = s.x.Start.Time().Add(c.cfg.Client.Timeout)
+	s.deadline = s.total
 	s.sent, s.written, s.started, s.headers, s.peerDone, s.recvUsed = false, false, false, false, false, 0
 	c.active++
 	c.unsent = true
@@ -257,12 +265,28 @@ func (c *Client) timedOut(s *stream) (stats.Outcome, error) {
 		return stats.FailWrite, errWindow
 	case !s.written:
 		return stats.FailWrite, errWriteTimeout
+	case c.cfg.phased && !c.now.Before(s.total):
+		return stats.TimeoutTotal, errTimeout // as HTTP/1.1's with phase limits
 	case !s.started:
 		return stats.TimeoutFirstByte, errTimeout
 	case !s.headers:
 		return stats.TimeoutHeaders, errTimeout
 	}
 	return stats.TimeoutBody, errTimeout
+}
+
+// phase starts a phase of stream s at now that may last d (a phase
+// timeout; 0 = none): its deadline becomes now + d, never past the
+// request's total. Only with phase timeouts set (Config.phased); a
+// field update, no timer: the connection's deadline follows the streams'
+// (arm), and expire checks each stream after every read.
+func (c *Client) phase(s *stream, d time.Duration, now time.Time) {
+	s.deadline = s.total
+	if d > 0 {
+		if dl := now.Add(d); dl.Before(s.total) {
+			s.deadline = dl
+		}
+	}
 }
 
 var (
@@ -317,7 +341,7 @@ func (c *Client) unsend(s *stream, err error) {
 // s's answered. An idempotent request then goes once more on a new
 // connection, as HTTP/1.1's does (RFC 9112 §9.3.1).
 func (c *Client) stale(s *stream, err error) bool {
-	return c.served > 0 && !s.started && !s.retried && c.cfg.Client.Idempotent &&
+	return c.served > 0 && !s.started && !s.retried && s.req.idempotent &&
 		!c.stop.Load() && client.IsPeerGone(err)
 }
 

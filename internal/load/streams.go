@@ -73,6 +73,7 @@ func (w *worker) loopStreams(s Streamer) {
 		inflight       int
 		due            time.Time // the next request's intended time (rate mode)
 		pending, spent bool      // a request is taken but not yet sent; the budget is spent
+		idx            int64     // the pending request's index, for its target (Config.Order)
 	)
 	for {
 		for !r.stopped.Load() && len(free) > 0 && s.Room() > 0 {
@@ -82,7 +83,7 @@ func (w *worker) loopStreams(s Streamer) {
 					spent = true
 					break
 				}
-				pending, due = true, time.Time{}
+				pending, due, idx = true, time.Time{}, i
 				if r.cfg.Pacer != nil {
 					due = start.Add(r.cfg.Pacer.Due(i))
 					if w.warming && !due.Before(r.start) {
@@ -101,6 +102,7 @@ func (w *worker) loopStreams(s Streamer) {
 			free = free[:len(free)-1]
 			sl.x.reset(w)
 			sl.x.Intended, sl.warm = clock.Of(due), w.warming
+			sl.x.Target = r.cfg.Order.Target(idx)
 			if o, done := s.Start(&sl.x); done {
 				w.endStream(sl, o)
 				free = append(free, sl)
