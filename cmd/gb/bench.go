@@ -144,6 +144,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	if err := o.checkScript(); err != nil {
 		return nil, err
 	}
+	if err := o.checkChecks(); err != nil {
+		return nil, err
+	}
 	if err := o.checkFiles(); err != nil {
 		return nil, err
 	}

@@ -89,9 +89,17 @@ func Parse(expr string) (Check, error) {
 	return c, nil
 }
 
-// errorf returns an error naming c's expression.
+// Error is Parse's error: one line that quotes the expression.
+type Error struct {
+	Expr string // the expression, trimmed
+	Msg  string // what is wrong with it
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("check %q: %s", e.Expr, e.Msg) }
+
+// errorf returns an *Error naming c's expression.
 func (c *Check) errorf(format string, args ...any) error {
-	return fmt.Errorf("check %q: %s", c.Expr, fmt.Sprintf(format, args...))
+	return &Error{Expr: c.Expr, Msg: fmt.Sprintf(format, args...)}
 }
 
 // parseSubject reads the subject at the start of s and returns the rest.

@@ -80,6 +80,12 @@ type Exchange struct {
 	Server    []byte // Server header value; valid until the next Do
 	Err       error  // the failure, for diagnostics; nil on ok and non2xx
 
+	// Checks is how many checks (gb --check) the complete response was
+	// checked against, 0 when none were (no checks, or no complete
+	// response); CheckFails has bit i set when it failed check i.
+	Checks     uint8
+	CheckFails uint64
+
 	w *worker // the worker running the exchange; nil outside a Run
 }
 

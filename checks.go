@@ -1,0 +1,30 @@
+package gb
+
+import (
+	"github.com/gb-bench/gb/internal/check"
+	"github.com/gb-bench/gb/stats"
+)
+
+// compileChecks parses Config.Checks (nil when there are none). What
+// cannot run is a *ConfigError.
+func (c *Config) compileChecks() (*check.Set, error) {
+	s, err := check.ParseAll(c.Checks)
+	switch {
+	case err != nil:
+		return nil, configErr(false, "Config.Checks: %v", err)
+	case s == nil:
+		return nil, nil
+	case c.http2():
+		return nil, configErr(false, "Config.Checks are checked on HTTP/1.1 only for now: not with Config.Protocol %q", c.Protocol)
+	case s.NeedsBody() && c.Compressed:
+		return nil, configErr(false, "Config.Checks: a body check reads the body as received, and Config.Compressed bodies arrive encoded: not both")
+	}
+	return s, nil
+}
+
+// describeChecks gives res one account per check, counts zero.
+func (p *Plan) describeChecks(res *stats.Result) {
+	for _, e := range p.checks.Exprs() {
+		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
+	}
+}
