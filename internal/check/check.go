@@ -247,7 +247,7 @@ func unquote(v string) (string, error) {
 	}
 	s, err := strconv.Unquote(v)
 	if err != nil {
-		return "", fmt.Errorf("%s is not a Go string literal (escape \\ and \" inside the quotes)", v)
+		return "", errors.New(`text in double quotes must be a Go string literal (escape \ and " inside them)`)
 	}
 	return s, nil
 }

@@ -95,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"body containsok", "no operator after body"},
 		{"body contains", "no operator after body"},
 		{`body contains ""`, "contains needs a non-empty text"},
-		{`body contains "a" "b"`, "not a Go string literal"},
+		{`body contains "a" "b"`, "text in double quotes must be a Go string literal"},
 		{"body matches (", "bad regular expression: missing closing )"},
 		{"header[]==a", "want header[Name]"},
 		{"header[Content Type]==a", "want header[Name]"},
