@@ -58,9 +58,9 @@ func TestCheckReport(t *testing.T) {
 		t.Errorf("the failures are not failed.check in Length:\n%s", r.stdout)
 	}
 	res := readResult(t, out)
-	want := []stats.CheckStats{{"status==200", 1000, 0}, {`body contains "ok":true`, 990, 10},
-		{"header[X-Wrong] !contains 1", 990, 10}, {"header[Content-Type] contains json", 1000, 0},
-		{"size==11", 1000, 0}, {"status in 500-599", 0, 1000}, {`body matches ^\{"(ok|no)":true\}$`, 1000, 0}}
+	want := []stats.CheckStats{cs("status==200", 1000, 0), cs(`body contains "ok":true`, 990, 10),
+		cs("header[X-Wrong] !contains 1", 990, 10), cs("header[Content-Type] contains json", 1000, 0),
+		cs("size==11", 1000, 0), cs("status in 500-599", 0, 1000), cs(`body matches ^\{"(ok|no)":true\}$`, 1000, 0)}
 	if !slices.Equal(res.Checks, want) || res.Counts.Outcomes[stats.FailCheck] != 1000 || len(res.Check()) > 0 {
 		t.Errorf("JSON checks %+v, failed.check %d, invariants %v; want %+v and 1000", res.Checks, res.Counts.Outcomes[stats.FailCheck], res.Check(), want)
 	}
@@ -161,4 +161,9 @@ func TestCheckBadInput(t *testing.T) {
 	if r := runGB(t, "-q", "-n", "3", "--compressed", "--check", "status==200", "--check", "header[Content-Type] contains json", url); r.code != 0 {
 		t.Errorf("--compressed with a status check: exit %d, %s", r.code, r.stderr)
 	}
+}
+
+// cs is a check's expected account.
+func cs(expr string, passes, fails int64) stats.CheckStats {
+	return stats.CheckStats{Expr: expr, Passes: passes, Fails: fails}
 }
