@@ -57,6 +57,7 @@ func TestCheckReport(t *testing.T) {
 		!strings.Contains(r.stdout, "outcomes:             ok=0 non2xx=0 failed.check=1000\n") {
 		t.Errorf("the failures are not failed.check in Length:\n%s", r.stdout)
 	}
+	validateSchema(t, out)
 	res := readResult(t, out)
 	want := []stats.CheckStats{cs("status==200", 1000, 0), cs(`body contains "ok":true`, 990, 10),
 		cs("header[X-Wrong] !contains 1", 990, 10), cs("header[Content-Type] contains json", 1000, 0),
