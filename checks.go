@@ -2,6 +2,7 @@ package gb
 
 import (
 	"github.com/gb-bench/gb/internal/check"
+	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -14,8 +15,8 @@ func (c *Config) compileChecks() (*check.Set, error) {
 		return nil, configErr(false, "Config.Checks: %v", err)
 	case s == nil:
 		return nil, nil
-	case c.http2():
-		return nil, configErr(false, "Config.Checks are checked on HTTP/1.1 only for now: not with Config.Protocol %q", c.Protocol)
+	case c.http2() && !h2.Supports(s):
+		return nil, configErr(false, "Config.Checks: header and body checks run on HTTP/1.1 only for now, not with Config.Protocol %q (status and size checks do)", c.Protocol)
 	case s.NeedsBody() && c.Compressed:
 		return nil, configErr(false, "Config.Checks: a body check reads the body as received, and Config.Compressed bodies arrive encoded: not both")
 	}

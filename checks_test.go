@@ -119,7 +119,7 @@ func TestChecksConfigErrors(t *testing.T) {
 		want string
 	}{
 		{gb.Config{Checks: []string{"status=="}}, `Config.Checks: check "status==": no value after ==`},
-		{gb.Config{Checks: []string{"status==200"}, Protocol: gb.ProtocolH2C}, `Config.Checks are checked on HTTP/1.1 only for now: not with Config.Protocol "h2c"`},
+		{gb.Config{Checks: []string{"status==200", "header[A]==b"}, Protocol: gb.ProtocolH2C}, `Config.Checks: header and body checks run on HTTP/1.1 only for now, not with Config.Protocol "h2c" (status and size checks do)`},
 		{gb.Config{Checks: []string{"body contains x"}, Compressed: true}, "Config.Checks: a body check reads the body as received, and Config.Compressed bodies arrive encoded: not both"},
 	} {
 		tc.cfg.URL, tc.cfg.Requests = "http://127.0.0.1:1/", 1

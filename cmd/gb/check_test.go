@@ -131,7 +131,9 @@ func TestCheckMergeShards(t *testing.T) {
 }
 
 // TestCheckBadInput: a bad expression, or --check with what it cannot
-// run with, is one line and exit 22, before any request.
+// run with, is one line and exit 22, before any request; what it can
+// run with (--h2c with status and size checks, --compressed without a
+// body check) runs.
 func TestCheckBadInput(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{NoPprof: true})
 	url := srv.URL() + "/wrong"
@@ -147,7 +149,7 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--check", "header[A B]==1"}, `gb: --check "header[A B]==1": want header[Name] with a field name, e.g. header[Content-Type]` + "\n"},
 		{[]string{"--check", `body contains "a" "b"`}, `gb: --check "body contains \"a\" \"b\"": text in double quotes must be a Go string literal (escape \ and " inside them)` + "\n"},
 		{[]string{"--check", "status==\x1b[31m"}, `gb: --check "status==\x1b[31m": "\x1b[31m" is not a non-negative whole number` + "\n"},
-		{[]string{"--h2c", "--check", "status==200"}, "gb: --check works on HTTP/1.1 only for now: not with --http2 or --h2c\n"},
+		{[]string{"--h2c", "--check", "status==200", "--check", "header[X-Wrong]==1"}, "gb: --check on a header or the body works on HTTP/1.1 only for now: not with --http2 or --h2c (status and size checks do)\n"},
 		{[]string{"--compressed", "--check", "body contains ok"}, "gb: --check on the body and --compressed cannot be combined: the body is checked as received, and --compressed bodies arrive encoded\n"},
 	} {
 		r := runGB(t, append(append([]string{"-n", "3"}, tc.args...), url)...)
@@ -157,6 +159,12 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	if n := srv.Ledger().HTTP.Requests; n != 0 {
 		t.Errorf("the server saw %d requests, want none", n)
+	}
+	// HTTP/2 runs status and size checks.
+	r := runGB(t, "-q", "-k", "-c", "4", "-n", "200", "--h2c", "--check", "status==200", "--check", "size<11", url)
+	h2Block := "\ngb checks:\n  ✓ status==200     200 passed       0 failed  100.00 pct\n  ✗ size<11           0 passed     200 failed    0.00 pct\n"
+	if r.code != 0 || !strings.HasSuffix(r.stdout, h2Block) || !strings.Contains(r.stdout, "failed.check=200") {
+		t.Errorf("--h2c with status and size checks: exit %d, %s, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	// --compressed with status and header checks runs.
 	if r := runGB(t, "-q", "-n", "3", "--compressed", "--check", "status==200", "--check", "header[Content-Type] contains json", url); r.code != 0 {

@@ -17,8 +17,8 @@ func (o *options) checkChecks() error {
 	switch {
 	case err != nil:
 		return getopt.Errorf(false, "--check: %v", err)
-	case c.Protocol != "" && c.Protocol != gb.ProtocolHTTP1:
-		return getopt.Errorf(false, "--check works on HTTP/1.1 only for now: not with --http2 or --h2c")
+	case c.Protocol != "" && c.Protocol != gb.ProtocolHTTP1 && (s.NeedsBody() || s.NeedsFields()):
+		return getopt.Errorf(false, "--check on a header or the body works on HTTP/1.1 only for now: not with --http2 or --h2c (status and size checks do)")
 	case s.NeedsBody() && c.Compressed:
 		return getopt.Errorf(false, "--check on the body and --compressed cannot be combined: the body is checked as received, and --compressed bodies arrive encoded")
 	}
