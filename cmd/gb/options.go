@@ -195,7 +195,7 @@ var abSpecs = []flagSpec{
 		o.thresholds = append(o.thresholds, v)
 		return nil
 	}),
-	opt(0, "check", "expr", "Check every response, e.g. 'status==200', 'status in 200,204',\n'body contains ok', 'body matches RE', 'header[Content-Type] contains json',\n'size>=100' (repeatable); a response that fails one is failed.check", func(o *options, v string) error {
+	opt(0, "check", "expr", "Check every response (repeatable): 'status==200', 'size>=100',\n'status in 200,204', 'body contains ok', 'body matches RE',\n'header[Content-Type] contains json'; one that fails is failed.check", func(o *options, v string) error {
 		if _, err := check.Parse(v); err != nil {
 			var ce *check.Error
 			if errors.As(err, &ce) {
