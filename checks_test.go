@@ -35,8 +35,9 @@ func runChecked(t *testing.T, srv *testserver.Server, cfg gb.Config) *gb.Result 
 	return res
 }
 
-// TestChecksCountEachResponse: Config.Checks on every engine, closed loop
-// and rate mode: each check counts each response once, and the responses
+// TestChecksCountEachResponse: Config.Checks on every engine, closed loop,
+// rate mode and pipelined (where a response that fails a check is still a
+// whole response: the batch goes on): each check counts each response once, and the responses
 // that fail one are failed.check, exactly the server's wrong ones (each
 // run starts at a multiple of 100 of the server's count: n/100 wrong).
 func TestChecksCountEachResponse(t *testing.T) {
@@ -50,6 +51,8 @@ func TestChecksCountEachResponse(t *testing.T) {
 		{"goroutine", gb.Config{Requests: 1000, Concurrency: 8, KeepAlive: true, Engine: gb.EngineGoroutine}},
 		{"no keep-alive", gb.Config{Requests: 300, Concurrency: 3}},
 		{"rate", gb.Config{Requests: 300, Concurrency: 4, KeepAlive: true, Rate: gb.Rate{Freq: 3000, Per: time.Second}}},
+		{"pipelined", gb.Config{Requests: 1000, Concurrency: 4, KeepAlive: true, Pipeline: 10}},
+		{"pipelined goroutine", gb.Config{Requests: 1000, Concurrency: 4, KeepAlive: true, Pipeline: 10, Engine: gb.EngineGoroutine}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Checks = checks

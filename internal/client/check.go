@@ -47,3 +47,8 @@ func (f *Fast) checkResponse(x *load.Exchange, r *h1.Response) stats.Outcome {
 	}
 	return o
 }
+
+// whole reports whether o ends an exchange whose response was read whole:
+// ok, non2xx, or a response that then failed a check (the connection and
+// a pipelined batch go on after it).
+func whole(o stats.Outcome) bool { return o.Responded() || o == stats.FailCheck }

@@ -141,7 +141,7 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 	o, retry = f.read(x, reused)
 	x.BytesIn += f.rd.Wire - wire
 	if err != nil {
-		if !o.Responded() {
+		if !whole(o) {
 			return f.failWrite(x, err, reused)
 		}
 		x.KeepAlive = false
