@@ -168,6 +168,17 @@ type Config struct {
 	Compressed bool
 	MaxDecoded int64 // with Compressed: decoded bytes per body past which it fails; 0 = 256 MiB
 
+	// Checks are tests every complete response must pass (gb --check),
+	// one expression each in package check's grammar: status==200,
+	// status in 200,204, size>=100, body contains ok, body matches RE,
+	// header[Content-Type] contains json. A response that fails any ends
+	// as failed.check (not ok or non2xx) and Result.Checks counts each
+	// check's passes and failures. Bodies are read (their first 1 MiB)
+	// only when a body check needs them. Header and body checks run on
+	// HTTP/1.1 only (status and size checks on HTTP/2 too); a body check
+	// not with Compressed. nil = none: responses are classified by status.
+	Checks []string
+
 	// Script is a Lua script written for wrk's scripting API (gb
 	// --script): the file's name, read by NewPlan. Its request() makes each
 	// request's bytes (HTTP/1.1, sent as they are; several concatenated

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/check"
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h2"
@@ -41,6 +42,7 @@ type Plan struct {
 	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
 	h3     *h3.Config      // HTTP/3 clients' configuration; nil = not HTTP/3
 	script *script.Program // Config.Script compiled; nil = none
+	checks *check.Set      // Config.Checks parsed; nil = none
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
@@ -68,6 +70,9 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	}
 	p := &Plan{cfg: cfg, target: t}
 	if p.script, err = cfg.compileScript(t); err != nil {
+		return nil, err
+	}
+	if p.checks, err = cfg.compileChecks(); err != nil {
 		return nil, err
 	}
 	for _, o := range opts {
@@ -378,6 +383,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 		},
 	}
 	p.describeTargets(&res)
+	p.describeChecks(&res)
 	p.describeLazy(&res)
 	return res
 }
@@ -410,6 +416,7 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 		HeaderTimeout:    cfg.HeaderTimeout,
 		IdleTimeout:      cfg.IdleTimeout,
 		Decoding:         cfg.decoding(),
+		Checks:           p.checks,
 	}
 	if cc.Timeout <= 0 {
 		cc.Timeout = 30 * time.Second

@@ -27,6 +27,9 @@ func (c Config) Validate() error {
 	if err := c.checkScript(); err != nil {
 		return err
 	}
+	if _, err := c.compileChecks(); err != nil {
+		return err
+	}
 	if err := c.TLS.check(); err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ func combine(rs []*Result, partial bool) (*Result, error) {
 		return nil, err
 	}
 	out.Series = s
+	if out.Checks, err = combineChecks(rs); err != nil {
+		return nil, err
+	}
 	if out.Targets, err = combineTargets(rs); err != nil {
 		return nil, err
 	}

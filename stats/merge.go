@@ -24,7 +24,9 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 	var exact [NumPhases]Exact
 	var every time.Duration
 	all := append([]*Shard(nil), shards...)
+	r.Checks = slices.Clone(base.Checks)
 	for _, rec := range recs {
+		mergeChecks(&r, rec)
 		rec.Flush()
 		all = append(all, rec.shard)
 		if rec.every > 0 {

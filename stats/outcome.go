@@ -26,6 +26,7 @@ const (
 	FailProtocol                    // malformed response: status line, header, chunk, framing, limits
 	FailDecode                      // --compressed: a well-framed body whose Content-Encoding does not decode (corrupt, cut, too large, not asked for)
 	FailScript                      // --script: request() returned no request (not a string, not HTTP/1.1), or a callback raised an error
+	FailCheck                       // --check: a complete response that failed one of the run's checks (Result.Checks)
 	TimeoutConnect                  // connect did not finish in time
 	TimeoutTLS                      // TLS handshake did not finish in time
 	TimeoutFirstByte                // no response byte in time after the request was written
@@ -53,6 +54,7 @@ var outcomeNames = [NumOutcomes]string{
 	FailProtocol:     "failed.protocol",
 	FailDecode:       "failed.decode",
 	FailScript:       "failed.script",
+	FailCheck:        "failed.check",
 	TimeoutConnect:   "failed.timeout.connect",
 	TimeoutTLS:       "failed.timeout.tls",
 	TimeoutFirstByte: "failed.timeout.ttfb",

@@ -149,6 +149,8 @@ type Recorder struct {
 	mark   Outcomes // Outcomes at the last flush
 	markC  Closed   // closedCounts at the last flush
 
+	checks []checkCount // Check's tallies, one per check of the run; nil without checks
+
 	targetBatch *[batchLen]targetSample // EndTarget's requests not yet flushed; allocated by the first
 	nTarget     int
 

@@ -54,6 +54,10 @@ type Result struct {
 	// first); nil for a run of one target.
 	Targets []TargetStats `json:"targets,omitempty"`
 
+	// Checks is each check's account (gb --check), in the order of the
+	// Config's checks; nil for a run without checks.
+	Checks []CheckStats `json:"checks,omitempty"`
+
 	// Samples holds one row per response when the run kept them (ab's -g);
 	// it is never written to JSON.
 	Samples []Sample `json:"-"`
@@ -257,7 +261,9 @@ func (r *Result) Complete() int64 { return r.Counts.Outcomes[OK] + r.Counts.Outc
 
 // Breakdown is ab's failure breakdown. Connect: DNS, connect, local and
 // connect-timeout failures. Receive: stale connections, resets and
-// first-byte/header/body/total timeouts. Length: truncated bodies plus, unless
+// first-byte/header/body/total timeouts. Length: truncated bodies, responses
+// that failed a check (--check: gb's content check, as ab's length
+// comparison is ab's), plus, unless
 // variable lengths are allowed (-l), complete responses whose length differs
 // from the first. Exceptions: TLS, protocol and write failures.
 type Breakdown struct {
@@ -271,7 +277,7 @@ func (r *Result) Breakdown() Breakdown {
 		Connect: o[FailDNS] + o[FailConnect] + o[FailLocal] + o[TimeoutConnect],
 		Receive: o[FailStaleConn] + o[FailReset] + o[TimeoutFirstByte] + o[TimeoutHeaders] +
 			o[TimeoutBody] + o[TimeoutTotal],
-		Length:     o[FailTruncated],
+		Length:     o[FailTruncated] + o[FailCheck],
 		Exceptions: o[FailTLS] + o[TimeoutTLS] + o[FailProtocol] + o[FailWrite] + o[FailDecode],
 	}
 	if !r.Target.VariableLength {

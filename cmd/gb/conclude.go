@@ -167,7 +167,7 @@ func appendSummary(path string, write func(io.Writer) error) error {
 // all, whatever -n (ab aborts only after 10 failed connects); "" when a
 // response came or a signal ended the run.
 func noResponse(res *gb.Result) string {
-	if res.Complete() > 0 || res.StoppedBy == stats.StopSignal || res.StoppedBy == stats.StopError {
+	if res.Complete() > 0 || res.Counts.Outcomes[stats.FailCheck] > 0 || res.StoppedBy == stats.StopSignal || res.StoppedBy == stats.StopError { // a response that failed a check is one
 		return ""
 	}
 	top, n := "", int64(0)

@@ -14,6 +14,7 @@ import (
 // field=value) a gb.ConfigError refers to, so that the command line's
 // errors speak of flags (TestConfigErrorsNameFlags keeps it complete).
 var configFlags = map[string]string{
+	"Checks":           "--check",
 	"Compressed":       "--compressed",
 	"Concurrency":      "-c",
 	"ConnectTo":        "--connect-to",

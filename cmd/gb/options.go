@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/check"
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/threshold"
 )
@@ -197,6 +198,17 @@ var abSpecs = []flagSpec{
 			return getopt.Errorf(false, "--threshold %q: %v", v, err)
 		}
 		o.thresholds = append(o.thresholds, v)
+		return nil
+	}),
+	opt(0, "check", "expr", "Check every response (repeatable): 'status==200', 'size>=100',\n'status in 200,204', 'body contains ok', 'body matches RE',\n'header[Content-Type] contains json'; one that fails is failed.check", func(o *options, v string) error {
+		if _, err := check.Parse(v); err != nil {
+			var ce *check.Error
+			if errors.As(err, &ce) {
+				return getopt.Errorf(false, "--check %q: %s", ce.Expr, ce.Msg)
+			}
+			return getopt.Errorf(false, "--check: %v", err)
+		}
+		o.cfg.Checks = append(o.cfg.Checks, v)
 		return nil
 	}),
 	opt(0, "junit", "file", "Write the thresholds as JUnit XML (one testcase each)", setString(func(o *options) *string { return &o.junitFile })),

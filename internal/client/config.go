@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gb-bench/gb/internal/check"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/h1"
 )
@@ -41,6 +42,7 @@ type Config struct {
 	BufferSize       int           // read buffer per connection in bytes; 0 = h1.DefaultBufferSize
 	Limits           h1.Limits     // response limits; zero = h1's defaults
 	Decoding                       // --compressed: decode and check bodies (decode.go)
+	Checks           *check.Set    // --check: each complete response is checked (check.go); nil = none
 
 	// Targets, when set, are the requests of a run with several targets,
 	// indexed by load.Exchange.Target; Request, Head and Idempotent are

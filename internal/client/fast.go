@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gb-bench/gb/internal/check"
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
@@ -41,6 +42,7 @@ type Fast struct {
 	due    clock.Mono              // with decoding: the deadline of the request being read (expired)
 	pk     *peeker                 // unsolicited's, made on first use (pipeline.go)
 	scr    *scripted               // with a script (UseScript); nil = Config's requests
+	chk    *check.Response         // with Config.Checks: what they see of the response; nil without
 }
 
 // phases is a Fast's state for the phase timeouts, apart so that a Fast
@@ -68,6 +70,9 @@ func NewFast(ctx context.Context, cfg *Config) *Fast {
 		f.ph = &phases{idle: idleConn{f: f}}
 	}
 	f.setDecoder()
+	if cfg.Checks != nil {
+		f.useChecks()
+	}
 	f.plain = !cfg.phased() && !cfg.Compressed // IdleTimeout is a phase
 	return f
 }
@@ -144,7 +149,7 @@ func (f *Fast) attempt(x *load.Exchange) (o stats.Outcome, retry bool) {
 	o, retry = f.read(x, reused)
 	x.BytesIn += f.rd.Wire - wire
 	if err != nil {
-		if !o.Responded() {
+		if !whole(o) {
 			return f.failWrite(x, err, reused)
 		}
 		x.KeepAlive = false
@@ -238,6 +243,9 @@ func (f *Fast) received(x *load.Exchange, err error, reused bool) (stats.Outcome
 	x.KeepAlive = r.KeepAlive && f.cfg.KeepAlive && (f.rd.Buffered() == 0 || f.pending > 0)
 	if !x.KeepAlive {
 		f.drop(x)
+	}
+	if f.chk != nil {
+		return f.checkResponse(x, r), false
 	}
 	if f.scr != nil {
 		return f.scriptResponse(x, r.Status), false

@@ -113,14 +113,14 @@ func (f *Fast) readBatch(xs []load.Exchange, outs []stats.Outcome, reused bool, 
 		case retry && *staleRetry:
 			*staleRetry = false
 			return 0, true
-		case i > 0 && !o.Responded() && !f.rd.Started() && isPeerGone(xs[i].Err):
+		case i > 0 && !whole(o) && !f.rd.Started() && isPeerGone(xs[i].Err):
 			if f.idempotent() {
 				return i, true // closed silently after answering some: resend the rest
 			}
 			// The server may have processed them: never resent (RFC 9110 §9.2.2).
 			fill(xs[i:], outs[i:], stats.FailStaleConn, xs[i].Err)
 			return len(xs), false
-		case !o.Responded() && o != stats.FailDecode: // a body that did not decode still ended its response
+		case !whole(o) && o != stats.FailDecode: // a body that did not decode still ended its response
 			fill(xs[i+1:], outs[i+1:], o, xs[i].Err) // sent, never answered: the connection failed under them
 			return len(xs), false
 		case f.nc == nil && i+1 < len(xs):
@@ -143,11 +143,11 @@ var errUnsolicited = errors.New("more response bytes than requests (the server a
 // request's, as with -k.
 func (f *Fast) extraResponses(xs []load.Exchange, outs []stats.Outcome) {
 	last := &xs[len(xs)-1]
-	if len(xs) < 2 || !outs[len(xs)-1].Responded() || !f.unsolicited() {
+	if len(xs) < 2 || !whole(outs[len(xs)-1]) || !f.unsolicited() {
 		return
 	}
 	for i := 1; i < len(xs); i++ {
-		if outs[i].Responded() {
+		if whole(outs[i]) {
 			outs[i], xs[i].Err, xs[i].KeepAlive = stats.FailProtocol, errUnsolicited, false
 		}
 	}

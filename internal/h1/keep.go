@@ -7,8 +7,9 @@ package h1
 type Kept struct {
 	Fields []byte // the final response's header lines, each ended by "\n"
 	Body   []byte // the body's first MaxBody bytes
-	// MaxBody bounds the body kept, in bytes; 0 = DefaultKeepBody. The
-	// rest of a longer body is read and discarded as usual.
+	// MaxBody bounds the body kept, in bytes; 0 = DefaultKeepBody, < 0 =
+	// none (the header lines only). The rest of a longer body is read and
+	// discarded as usual.
 	MaxBody int
 }
 
@@ -27,7 +28,7 @@ func (k *Kept) field(line []byte) {
 // body keeps b, the next body bytes, within MaxBody.
 func (k *Kept) body(b []byte) {
 	limit := k.MaxBody
-	if limit <= 0 {
+	if limit == 0 {
 		limit = DefaultKeepBody
 	}
 	if room := limit - len(k.Body); room > 0 {

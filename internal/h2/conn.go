@@ -457,6 +457,10 @@ func (c *Client) finish(s *stream) {
 			return
 		}
 	}
+	if c.cfg.Client.Checks != nil {
+		c.checkResponse(s)
+		return
+	}
 	if s.x.Status >= 200 && s.x.Status < 300 {
 		c.end(s, stats.OK, nil)
 		return

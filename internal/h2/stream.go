@@ -147,7 +147,7 @@ func (c *Client) end(s *stream, o stats.Outcome, err error) {
 	x := s.x
 	if s.state == open {
 		c.active--
-		if o != stats.OK && o != stats.Non2xx && c.nc != nil && !s.peerDone {
+		if o != stats.OK && o != stats.Non2xx && o != stats.FailCheck && c.nc != nil && !s.peerDone {
 			_ = c.fr.WriteRSTStream(s.id, http2.ErrCodeCancel)
 			c.carryOut += frameHeaderLen + 4
 		}
@@ -162,7 +162,7 @@ func (c *Client) end(s *stream, o stats.Outcome, err error) {
 	x.Err = err
 	c.settle(x)
 	x.KeepAlive = c.nc != nil && !c.draining
-	if o == stats.OK || o == stats.Non2xx {
+	if o == stats.OK || o == stats.Non2xx || o == stats.FailCheck {
 		c.served++
 	}
 	if s.retried {

@@ -74,12 +74,17 @@ type Exchange struct {
 	BytesOut  int64  // bytes written to the network during this exchange
 	KeepAlive bool   // the connection stays open for the next request
 	Retried   bool   // the keep-alive close race was retried on a new connection
+	Checks    uint8  // how many checks the complete response was checked against (CheckFails); 0 = none (no checks, or no complete response)
 	Opened    int    // connections opened by this exchange (a retry opens a second)
 	Closed    int    // connections closed by this exchange
 	Info      int    // 1xx interim responses skipped
 	Server    []byte // Server header value; valid until the next Do
 	Err       error  // the failure, for diagnostics; nil on ok and non2xx
 	Last      bool   // set by the Conn: it sends no more (a script's thread:stop()); the worker ends after x
+
+	// CheckFails has bit i set when the response failed check i of
+	// Checks (gb --check).
+	CheckFails uint64
 
 	w *worker // the worker running the exchange; nil outside a Run
 }

@@ -232,7 +232,10 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if !x.Intended.IsZero() && x.Start.Sub(x.Intended) > stats.LateAfter {
 		rec.Late++
 	}
-	if !o.Responded() && o != stats.FailScript && w.run.stopped.Load() { // a script's failure is its own, not the stop's
+	if x.Checks > 0 {
+		rec.Check(int(x.Checks), x.CheckFails)
+	}
+	if !o.Responded() && o != stats.FailScript && o != stats.FailCheck && w.run.stopped.Load() { // a script's or a check's failure is its own, not the stop's
 		o = w.run.abortOutcome()
 	}
 	if o.Failed() && x.Err != nil {

@@ -31,6 +31,7 @@ func Text(w io.Writer, r *stats.Result, o Options) error {
 		}
 	}
 	writeExtra(b, r)
+	writeChecks(b, r)
 	return b.Flush()
 }
 

@@ -41,6 +41,7 @@ func httpRoutes() []httpRoute {
 		{"/limited", "?d=20ms&max=8 at most max requests work at once, d each (throughput saturates at max/d)", serveLimited()},
 		{"/chunked", "?n=5&size=100&trailers=X-T:1 n chunks of size bytes, then trailers", (*Server).serveChunked},
 		compressedRoute,
+		wrongRoute(),
 		{"/close", "like /ok, with Connection: close", serveShape(shape.Keys{}, true)},
 		{"POST /__ctl", "?stall=1s[&at=5s] stalls every response (stall=0 cancels); not counted", (*Server).serveCtl},
 		{"GET /__ledger", "the ledger as JSON; not counted", (*Server).serveLedger},

@@ -1,0 +1,33 @@
+package gb
+
+import (
+	"github.com/gb-bench/gb/internal/check"
+	"github.com/gb-bench/gb/internal/h2"
+	"github.com/gb-bench/gb/stats"
+)
+
+// compileChecks parses Config.Checks (nil when there are none). What
+// cannot run is a *ConfigError.
+func (c *Config) compileChecks() (*check.Set, error) {
+	s, err := check.ParseAll(c.Checks)
+	switch {
+	case err != nil:
+		return nil, configErr("Checks", "{Checks} %v", err)
+	case s == nil:
+		return nil, nil
+	case c.http3():
+		return nil, configErr("Checks", "{Checks} is not supported with {Protocol=h3} yet: its client does not evaluate checks")
+	case c.http2() && !h2.Supports(s):
+		return nil, configErr("Checks", "{Checks} on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)")
+	case s.NeedsBody() && c.Compressed:
+		return nil, configErr("Checks", "{Checks} on the body and {Compressed} cannot be combined: the body is checked as received, and {Compressed} bodies arrive encoded")
+	}
+	return s, nil
+}
+
+// describeChecks gives res one account per check, counts zero.
+func (p *Plan) describeChecks(res *stats.Result) {
+	for _, e := range p.checks.Exprs() {
+		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
+	}
+}
