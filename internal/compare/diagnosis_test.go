@@ -114,7 +114,7 @@ func TestCompareDiagnosisSingleRuns(t *testing.T) {
 // memstats) is not measured.
 func TestDiagnosisMetrics(t *testing.T) {
 	seen := map[string]bool{}
-	for _, m := range Metrics {
+	for _, m := range Metrics() {
 		if seen[m.Key] || seen[m.Label] || strings.ContainsAny(m.Bench, " \t") {
 			t.Errorf("metric %q: key or label repeated, or bench unit %q has a space", m.Key, m.Bench)
 		}

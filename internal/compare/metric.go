@@ -3,6 +3,7 @@ package compare
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gb-bench/gb/stats"
 )
@@ -58,8 +59,12 @@ const (
 // when every run of every input has it: corrected latency only in rate
 // mode, the server's CPU and allocations and the diagnosis's rows
 // (diagnosisMetrics) only with --profile.
-var Metrics = slices.Concat(coreMetrics, diagnosisMetrics(), []Metric{
-	{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
+// They are built at first use (the diagnosis's rows by reflection), not
+// when gb starts.
+var Metrics = sync.OnceValue(func() []Metric {
+	return slices.Concat(coreMetrics, diagnosisMetrics(), []Metric{
+		{Key: "gb.cpu", Label: "gb CPU/req", Unit: UnitTime, Bench: "gb-cpu-ns/op", value: clientCPU},
+	})
 })
 
 // coreMetrics are the rows of the load and the server profile's totals.
@@ -82,7 +87,7 @@ var coreMetrics = []Metric{
 
 // MetricByKey returns the metric named key.
 func MetricByKey(key string) (Metric, bool) {
-	for _, m := range Metrics {
+	for _, m := range Metrics() {
 		if m.Key == key {
 			return m, true
 		}
@@ -155,8 +160,8 @@ func clientCPU(r *stats.Result) (float64, bool) {
 
 // keys lists the metric keys for an error message.
 func keys() string {
-	ks := make([]string, len(Metrics))
-	for i, m := range Metrics {
+	ks := make([]string, len(Metrics()))
+	for i, m := range Metrics() {
 		ks[i] = m.Key
 	}
 	return strings.Join(ks, ", ")

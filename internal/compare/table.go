@@ -68,7 +68,7 @@ func Compare(inputs ...Input) *Table {
 			}
 		}
 	}
-	for _, m := range Metrics {
+	for _, m := range Metrics() {
 		if row, ok := measure(m, inputs); ok {
 			t.Rows = append(t.Rows, row)
 		}

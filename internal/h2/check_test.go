@@ -29,7 +29,7 @@ func TestChecksOnStatusAndSize(t *testing.T) {
 			t.Fatalf("%q: %v", tc.exprs, err)
 		}
 		cfg := clientConfig(t, "127.0.0.1:1", false, &h1.Request{Target: "/", Host: "a", UserAgent: "gb/test"}, 4, 10*time.Second)
-		cfg.Client.Addr = cannedServer(t, len(cfg.frames), false)
+		cfg.Client.Addr = cannedServer(t, len(cfg.reqs[0].frames), false)
 		cfg.Client.Checks = cs
 		c := New(context.Background(), cfg)
 		xs := make([]load.Exchange, 4)

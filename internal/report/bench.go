@@ -33,7 +33,7 @@ import (
 func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Unit req/s better=higher")
-	for _, m := range compare.Metrics {
+	for _, m := range compare.Metrics() {
 		if !m.HigherIsBetter && (!m.Diagnosis || measured(m, runs)) {
 			fmt.Fprintf(bw, "Unit %s better=lower\n", m.Bench)
 		}
@@ -45,7 +45,7 @@ func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 			continue
 		}
 		fmt.Fprintf(bw, "BenchmarkGB/%s\t%d\t%s ns/op", name, n, benchValue(float64(r.Elapsed.Nanoseconds())/float64(n)))
-		for _, m := range compare.Metrics {
+		for _, m := range compare.Metrics() {
 			v, ok := m.Value(r)
 			if !ok {
 				continue
