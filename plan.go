@@ -179,15 +179,17 @@ func (p *Plan) Close() error {
 // this run. With Config.StartAt in the future, Run first waits until
 // then; cancelling ctx during the wait returns ctx's error and no Result.
 func (p *Plan) Run(ctx context.Context, opts ...Option) (*Result, error) {
-	if err := waitUntil(ctx, p.cfg.StartAt); err != nil {
+	if err := WaitUntil(ctx, p.cfg.StartAt); err != nil {
 		return nil, err
 	}
 	return p.run(ctx, p.cfg, opts)
 }
 
-// waitUntil returns at the instant at (at once when it is zero or past),
-// or with ctx's error when ctx ends first.
-func waitUntil(ctx context.Context, at time.Time) error {
+// WaitUntil returns at the instant at (at once when it is zero or past),
+// or, when ctx ends first, with an error saying so that wraps ctx's
+// cause. A Plan waits for Config.StartAt with it; a caller that runs
+// steps (a ramp) waits for its own start the same way.
+func WaitUntil(ctx context.Context, at time.Time) error {
 	d := time.Until(at)
 	if at.IsZero() || d <= 0 {
 		return nil

@@ -206,24 +206,6 @@ func (rp *rampPlan) Step(ctx context.Context, l ramp.Load, progress func(int64, 
 	return rp.Plan.Step(ctx, stepConfig(rp.base, l), opts...)
 }
 
-// waitStart returns at the instant at (--start-at: the ramp's first step
-// starts then; at once when it is zero or past), or with an error saying
-// so when ctx ends first (a signal).
-func waitStart(ctx context.Context, at time.Time) error {
-	d := time.Until(at)
-	if at.IsZero() || d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("stopped before the start time %s", at.UTC().Format(time.RFC3339))
-	}
-}
-
 // stepConfig is base with the load l.
 func stepConfig(base gb.Config, l ramp.Load) gb.Config {
 	c := base

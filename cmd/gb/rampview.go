@@ -61,7 +61,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	var out *ramp.Outcome
 	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
-		if err := waitStart(ctx, r.p.base.StartAt); err != nil {
+		if err := gb.WaitUntil(ctx, r.p.base.StartAt); err != nil {
 			return nil, err
 		}
 		var err error
