@@ -10,12 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gb-bench/gb/internal/capacity"
+	"github.com/gb-bench/gb/internal/chart"
 	"github.com/gb-bench/gb/internal/threshold"
 )
 
@@ -37,11 +33,7 @@ func HTMLCapacityReport(w io.Writer, r *capacity.Report) error {
 		return err
 	}
 	curve := section{ID: "curve", Title: "Latency by offered rate", Notes: strings.Split(strings.TrimSpace(answer.String()), "\n")}
-	chart, err := capacityChart(r)
-	if err != nil {
-		return err
-	}
-	if err := curve.addChart(chart); err != nil {
+	if err := curve.addChart(capacityChart(r)); err != nil {
 		return err
 	}
 	p.Sections = []section{curve, probesSection(r)}
@@ -69,17 +61,17 @@ func capacityCards(r *capacity.Report) []card {
 
 // capacityChart is the corrected p99 of every probe against its offered
 // rate, on a log scale, with the latency SLOs and the capacity.
-func capacityChart(r *capacity.Report) (*plot.Plot, error) {
+func capacityChart(r *capacity.Report) *chart.Plot {
 	probes := slices.Clone(r.Probes)
 	slices.SortStableFunc(probes, func(a, b capacity.Probe) int { return cmp.Compare(a.Rate, b.Rate) })
-	var all, failed plotter.XYs
+	var all, failed []chart.XY
 	lo, hi := float64(probes[0].Rate), float64(probes[len(probes)-1].Rate)
 	top, bottom := 0.0, 0.0
 	for _, p := range probes {
 		if p.P99 <= 0 || p.Retry != "" { // a rerun's failure was gb's, not the server's
 			continue
 		}
-		xy := plotter.XY{X: float64(p.Rate), Y: float64(p.P99) / 1000}
+		xy := chart.XY{X: float64(p.Rate), Y: float64(p.P99) / 1000}
 		all = append(all, xy)
 		if !p.Pass {
 			failed = append(failed, xy)
@@ -88,40 +80,24 @@ func capacityChart(r *capacity.Report) (*plot.Plot, error) {
 		bottom = min(cmp.Or(bottom, xy.Y), xy.Y)
 	}
 	pl := newPlot("Corrected p99 latency by offered rate", "offered rate (requests per second)", "p99 latency (ms, log scale)")
-	if err := addLines(pl, []series{{name: "p99 (from the intended send time)", xys: all, points: true}}); err != nil {
-		return nil, err
-	}
+	addLines(pl, []series{{name: "p99 (from the intended send time)", xys: all, points: true}})
 	if len(failed) > 0 {
-		sc, err := plotter.NewScatter(failed)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: markRGB, Radius: 4, Shape: draw.CrossGlyph{}}
-		pl.Add(sc)
-		pl.Legend.Add("failed probe", sc)
+		pl.Lines = append(pl.Lines, chart.Line{Name: "failed probe", Points: failed, Color: markRGB, Mark: chart.Cross, Radius: 4})
 	}
 	for i, t := range latencySLOs(r) {
 		v := t.Value / 1000
-		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: v}, {X: hi, Y: v}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width, l.Dashes = palette[(i+1)%len(palette)], 1.5, []vg.Length{4, 3}
-		pl.Add(l)
-		pl.Legend.Add("SLO "+r.SLOs[t.index], l)
+		pl.Lines = append(pl.Lines, chart.Line{Name: "SLO " + r.SLOs[t.index], Points: []chart.XY{{X: lo, Y: v}, {X: hi, Y: v}},
+			Color: palette[(i+1)%len(palette)], Width: lineWidth, Dashed: true})
 		top, bottom = max(top, v), min(cmp.Or(bottom, v), v)
 	}
 	if len(all) > 0 {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.Y.Log = true
 		pl.Y.Min, pl.Y.Max = bottom/2, top*3 // a labelled power of ten below; room for the legend above
 	}
-	pl.X.Min = 0
 	if r.Capacity > 0 {
-		if err := markCapacity(pl, r); err != nil {
-			return nil, err
-		}
+		markCapacity(pl, r)
 	}
-	return pl, nil
+	return pl
 }
 
 // indexedSLO is a latency SLO and its place among the --slo expressions.
@@ -143,30 +119,15 @@ func latencySLOs(r *capacity.Report) []indexedSLO {
 }
 
 // markCapacity draws the capacity: a dashed vertical line at its rate,
-// labelled.
-func markCapacity(pl *plot.Plot, r *capacity.Report) error {
-	x := float64(r.Capacity)
-	ymin, ymax := pl.Y.Min, pl.Y.Max
-	if ymin <= 0 {
+// labelled at the bottom of the plot.
+func markCapacity(pl *chart.Plot, r *capacity.Report) {
+	x, ymin := float64(r.Capacity), pl.Y.Min
+	if ymin <= 0 && pl.Y.Log {
 		ymin = 1e-3
 	}
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: ymin}, {X: x, Y: ymax}})
-	if err != nil {
-		return err
-	}
-	l.Color, l.Width, l.Dashes = markRGB, 1.5, []vg.Length{5, 4}
-	text := "capacity: " + capacity.Group(r.Capacity) + " req/s"
-	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: ymin}}, Labels: []string{text}})
-	if err != nil {
-		return err
-	}
-	style := &label.TextStyle[0]
-	style.Color, style.Font = markRGB, pl.Legend.TextStyle.Font
-	style.YAlign, style.XAlign = draw.YBottom, draw.XRight
-	label.Offset.X, label.Offset.Y = -6, 4
-	pl.Add(l, label)
-	pl.Legend.Add("capacity", l)
-	return nil
+	pl.Rules = append(pl.Rules, chart.Rule{X: x, Name: "capacity", Color: markRGB})
+	pl.Labels = append(pl.Labels, chart.Label{X: x, Y: ymin, Text: "capacity: " + capacity.Group(r.Capacity) + " req/s",
+		Color: markRGB, AlignRight: true, DX: -6, DY: 4})
 }
 
 // probesSection tabulates the probes in the order they ran, as gb

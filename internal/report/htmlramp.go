@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	"github.com/gb-bench/gb/internal/chart"
 )
 
 // HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
@@ -35,11 +35,7 @@ func HTMLRampReport(w io.Writer, rp *Ramp) error {
 		return err
 	}
 	curve.Notes = []string{strings.TrimSpace(summary.String())}
-	plots, err := rampCharts(rp)
-	if err != nil {
-		return err
-	}
-	if err := curve.addChart(plots...); err != nil {
+	if err := curve.addChart(rampCharts(rp)...); err != nil {
 		return err
 	}
 	dist := section{ID: "distribution", Title: "Latency percentile distribution by step"}
@@ -53,13 +49,10 @@ func HTMLRampReport(w io.Writer, rp *Ramp) error {
 	if len(shown) < len(rp.Steps) {
 		title = fmt.Sprintf("Latency by percentile, %d of the %d steps", len(shown), len(rp.Steps))
 	}
-	sp, err := spectrumChart(title, lines, 0)
-	if err != nil {
-		return err
-	}
+	sp := spectrumChart(title, lines, 0)
 	if sp == nil {
 		dist.Notes = []string{"No step completed a response, so there is no distribution to show."}
-	} else if err := dist.addFigure(figure{plots: []*plot.Plot{sp}, sideLegend: true}); err != nil {
+	} else if err := dist.addFigure(chart.Figure{Plots: []*chart.Plot{sp}, SideLegend: true}); err != nil {
 		return err
 	}
 	p.Sections = []section{curve, stepsSection(rp), dist}

@@ -43,7 +43,7 @@ var phaseLabels = [stats.NumPhases]string{
 // when r.Profile is set, and its diagnosis (the verdict, the CPU by
 // cause, the facts per request, the profiles to open next, what is
 // missing); and ab's text report with gb's section. Charts
-// are SVG drawn by gonum/plot, inlined; the page loads nothing (no
+// are SVG drawn by internal/chart, inlined; the page loads nothing (no
 // script, no font or style from elsewhere; its Content-Security-Policy
 // forbids it) and opens offline. Every string from r is escaped.
 func HTMLReport(w io.Writer, r *stats.Result) error {
@@ -161,19 +161,11 @@ func timeSection(r *stats.Result) (section, error) {
 	}
 	t := timeAxis{r: r, s: r.Series}
 	s.Notes = []string{fmt.Sprintf("%d intervals of %v; each point is one interval, placed at its middle.", len(r.Series.Points), r.Series.Interval)}
-	tp, err := throughputChart(t)
-	if err != nil {
-		return s, err
-	}
-	if err := s.addChart(tp); err != nil {
+	if err := s.addChart(throughputChart(t)); err != nil {
 		return s, err
 	}
 	if hasErrors(r.Series) {
-		ep, err := errorsChart(t)
-		if err != nil {
-			return s, err
-		}
-		if err := s.addChart(ep); err != nil {
+		if err := s.addChart(errorsChart(t)); err != nil {
 			return s, err
 		}
 	} else {
@@ -183,11 +175,7 @@ func timeSection(r *stats.Result) (section, error) {
 		s.Notes = append(s.Notes, "No interval had a response, so there is no latency over time.")
 		return s, nil
 	}
-	lp, err := latencyChart(t)
-	if err != nil {
-		return s, err
-	}
-	return s, s.addChart(lp)
+	return s, s.addChart(latencyChart(t))
 }
 
 // spectrumSection is the latency percentile distribution: service time,
@@ -198,10 +186,10 @@ func spectrumSection(r *stats.Result) (section, error) {
 	if r.Target.Rate > 0 {
 		lines = append(lines, spectrumLine{name: "from the intended send time (corrected)", dist: r.Latency[stats.Corrected]})
 	}
-	p, err := spectrumChart("Latency by percentile", lines, len(lines))
-	if err != nil || p == nil {
+	p := spectrumChart("Latency by percentile", lines, len(lines))
+	if p == nil {
 		s.Notes = []string{"No response completed, so there is no distribution to show."}
-		return s, err
+		return s, nil
 	}
 	s.Notes = []string{"The x axis is HdrHistogram's: 1/(1-q) on a log scale, so each decade is one more nine (90%, 99%, 99.9% …) and the tail gets as much room as the median."}
 	return s, s.addChart(p)

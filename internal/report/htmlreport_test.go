@@ -45,8 +45,8 @@ func TestHTMLReportIsSelfContained(t *testing.T) {
 			if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:"`) {
 				t.Error("no Content-Security-Policy forbidding network loads")
 			}
-			if !strings.Contains(page, "@font-face{font-family:\"Liberation Sans\"") || !strings.Contains(page, "url(data:font/ttf;base64,") {
-				t.Error("the chart font is not embedded")
+			if strings.Contains(page, "@font-face") || strings.Contains(page, "base64,") {
+				t.Error("the page embeds a font: its text is in the reader's own sans-serif face")
 			}
 			for _, hostile := range []string{"\x1b", "Failed requests:\r\n", "<script"} {
 				if strings.Contains(page, hostile) {
@@ -183,31 +183,6 @@ func TestPercentileAxis(t *testing.T) {
 	for i := 1; i < len(xys); i++ {
 		if xys[i].Y < xys[i-1].Y || xys[i].X <= xys[i-1].X {
 			t.Fatalf("line goes back at %v after %v", xys[i], xys[i-1])
-		}
-	}
-}
-
-// TestTidyTicks checks the linear axes' labels: round steps, just the
-// decimals needed, no "-0".
-func TestTidyTicks(t *testing.T) {
-	for _, c := range []struct {
-		lo, hi float64
-		want   string
-	}{
-		{0, 1250, "0 250 500 750 1000 1250"},
-		{-0.0001, 0.31, "0.0 0.1 0.2 0.3"},
-		{0, 2.08, "0.0 0.5 1.0 1.5 2.0"},
-		{0, 7, "0 2 4 6"},
-		{0, 0.0042, "0.000 0.001 0.002 0.003 0.004"},
-	} {
-		var labels []string
-		for _, tk := range (tidyTicks{}).Ticks(c.lo, c.hi) {
-			if tk.Label != "" {
-				labels = append(labels, tk.Label)
-			}
-		}
-		if got := strings.Join(labels, " "); got != c.want {
-			t.Errorf("ticks of [%v, %v]: %q, want %q", c.lo, c.hi, got, c.want)
 		}
 	}
 }

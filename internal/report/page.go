@@ -3,18 +3,16 @@ package report
 import (
 	"bufio"
 	_ "embed"
-	"encoding/base64"
 	"html/template"
 	"io"
 	"strings"
 	"sync"
 
-	"codeberg.org/go-fonts/liberation/liberationsansregular"
-	"gonum.org/v1/plot"
+	"github.com/gb-bench/gb/internal/chart"
 )
 
 // page is one self-contained HTML report: everything it shows is in the
-// file (charts as inline SVG, the font as a data: URL), and it refers to
+// file (charts as inline SVG; text in the reader's sans-serif face), and it refers to
 // nothing outside it, so it opens offline and makes no request.
 type page struct {
 	Title    string   // <title> and heading
@@ -34,7 +32,7 @@ type section struct {
 	ID, Title string
 	Headline  string // a sentence set apart under the title ("" none): the diagnosis's verdict
 	Notes     []string
-	Charts    []template.HTML // inline <svg> elements from gonum/plot
+	Charts    []template.HTML // inline <svg> elements from internal/chart
 	Tables    []table
 	Pre       string
 }
@@ -52,15 +50,17 @@ type table struct {
 func (t table) isText(col int) bool { return col < t.Left || t.Last && col == len(t.Head)-1 }
 
 // addChart renders plots (stacked) into s as one inline SVG.
-func (s *section) addChart(plots ...*plot.Plot) error { return s.addFigure(figure{plots: plots}) }
+func (s *section) addChart(plots ...*chart.Plot) error {
+	return s.addFigure(chart.Figure{Plots: plots})
+}
 
 // addFigure renders f into s as one inline SVG.
-func (s *section) addFigure(f figure) error {
+func (s *section) addFigure(f chart.Figure) error {
 	svg, err := inlineSVG(f)
 	if err != nil {
 		return err
 	}
-	s.Charts = append(s.Charts, template.HTML(svg)) // gonum's SVG escapes every text it writes
+	s.Charts = append(s.Charts, template.HTML(svg)) // chart's SVG escapes every text it writes
 	return nil
 }
 
@@ -71,17 +71,8 @@ var pageTemplate string
 // every start of gb).
 var pageTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
-		"fontCSS": fontCSS,
-		"isText":  table.isText,
+		"isText": table.isText,
 	}).Parse(pageTemplate))
-})
-
-// fontCSS is the @font-face rule that gives the page, and the charts'
-// text, the Liberation Sans face the charts were laid out with, as a
-// data: URL (no font is fetched).
-var fontCSS = sync.OnceValue(func() template.CSS {
-	return template.CSS(`@font-face{font-family:"Liberation Sans";font-style:normal;font-weight:400;src:url(data:font/ttf;base64,` +
-		base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype")}`)
 })
 
 // write renders p to w, its control characters replaced by '?' (the

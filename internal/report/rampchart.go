@@ -3,30 +3,26 @@ package report
 import (
 	"fmt"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
+	"github.com/gb-bench/gb/internal/chart"
 	"github.com/gb-bench/gb/stats"
 )
 
 // rampCharts returns the ramp's throughput/latency curve as two plots to
 // stack: requests per second against the load, and p50 and p99 latency in
 // ms against the load, both with the saturation step marked.
-func rampCharts(rp *Ramp) ([]*plot.Plot, error) {
+func rampCharts(rp *Ramp) []*chart.Plot {
 	xLabel, lat := "concurrency (connections)", "service time"
 	if rp.By == ByRate {
 		xLabel, lat = "target rate (requests per second)", "from the intended send time"
 	}
-	var tput, p50, p99, target plotter.XYs
+	var tput, p50, p99, target []chart.XY
 	for _, s := range rp.Steps {
 		x, d := load(rp.By, s), latency(rp.By, s)
-		tput = append(tput, plotter.XY{X: x, Y: throughput(s)})
-		target = append(target, plotter.XY{X: x, Y: x})
+		tput = append(tput, chart.XY{X: x, Y: throughput(s)})
+		target = append(target, chart.XY{X: x, Y: x})
 		if d != nil && d.Count > 0 {
-			p50 = append(p50, plotter.XY{X: x, Y: float64(percentile(d, 50)) / 1000})
-			p99 = append(p99, plotter.XY{X: x, Y: float64(percentile(d, 99)) / 1000})
+			p50 = append(p50, chart.XY{X: x, Y: float64(percentile(d, 50)) / 1000})
+			p99 = append(p99, chart.XY{X: x, Y: float64(percentile(d, 99)) / 1000})
 		}
 	}
 	lines := []series{{name: "requests per second", xys: tput, points: true}}
@@ -35,22 +31,14 @@ func rampCharts(rp *Ramp) ([]*plot.Plot, error) {
 	}
 	top := newPlot(rampTitle(rp), xLabel, "requests per second")
 	bottom := newPlot("Latency ("+lat+")", xLabel, "latency (ms)")
-	if err := addLines(top, lines); err != nil {
-		return nil, err
-	}
-	if err := addLines(bottom, []series{{name: "p50", xys: p50, points: true}, {name: "p99", xys: p99, points: true}}); err != nil {
-		return nil, err
-	}
+	addLines(top, lines)
+	addLines(bottom, []series{{name: "p50", xys: p50, points: true}, {name: "p99", xys: p99, points: true}})
 	fromZero(top, len(lines))
 	fromZero(bottom, 2)
-	ticks := plot.ConstantTicks(stepTicks(rp))
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Min, p.X.Tick.Marker = 0, ticks
-	}
-	if err := markSaturation(rp, top, bottom); err != nil {
-		return nil, err
-	}
-	return []*plot.Plot{top, bottom}, nil
+	ticks := stepTicks(rp)
+	top.X.Ticks, bottom.X.Ticks = ticks, ticks
+	markSaturation(rp, top, bottom)
+	return []*chart.Plot{top, bottom}
 }
 
 // maxStepLabels is how many step loads the curve's x axis labels at most.
@@ -58,11 +46,11 @@ const maxStepLabels = 16
 
 // stepTicks returns a tick at each step's load, labelled (every k-th
 // step when there are many), from the axis origin 0.
-func stepTicks(rp *Ramp) []plot.Tick {
-	ticks := []plot.Tick{{Value: 0, Label: "0"}}
+func stepTicks(rp *Ramp) []chart.Tick {
+	ticks := []chart.Tick{{Value: 0, Label: "0"}}
 	every := (len(rp.Steps) + maxStepLabels - 1) / maxStepLabels
 	for i, s := range rp.Steps {
-		t := plot.Tick{Value: load(rp.By, s)}
+		t := chart.Tick{Value: load(rp.By, s)}
 		if i%every == 0 {
 			t.Label = loadString(rp.By, s)
 		}
@@ -83,45 +71,25 @@ func rampTitle(rp *Ramp) string {
 
 // markSaturation draws the saturation step on both plots: a dashed
 // vertical line at its load, and on top a dot on its throughput with a
-// label; or, when the ramp found none, a label saying so.
-func markSaturation(rp *Ramp, top, bottom *plot.Plot) error {
+// label; or, when the ramp found none, a line under the title saying so.
+func markSaturation(rp *Ramp, top, bottom *chart.Plot) {
 	n := rp.Saturation
 	if n < 1 || n > len(rp.Steps) {
-		top.Title.Text += "\nno saturation point within the ramp"
-		return nil
+		top.Title += "\nno saturation point within the ramp"
+		return
 	}
 	s := rp.Steps[n-1]
 	x, y := load(rp.By, s), throughput(s)
-	for _, p := range []*plot.Plot{top, bottom} {
-		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
-		if err != nil {
-			return err
-		}
-		l.Color, l.Width, l.Dashes = markRGB, 1.5, []vg.Length{5, 4}
-		p.Add(l)
+	for _, p := range []*chart.Plot{top, bottom} {
+		p.Rules = append(p.Rules, chart.Rule{X: x, Color: markRGB})
 	}
-	dot, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-	if err != nil {
-		return err
-	}
-	dot.GlyphStyle = draw.GlyphStyle{Color: markRGB, Radius: 5, Shape: draw.CircleGlyph{}}
-	text := fmt.Sprintf("saturation: %s %s, %.2f req/s", loadName(rp.By), loadString(rp.By, s), y)
-	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: top.Y.Min}}, Labels: []string{text}})
-	if err != nil {
-		return err
-	}
-	style := &label.TextStyle[0]
-	style.Color, style.Font = markRGB, top.Legend.TextStyle.Font
-	style.YAlign = draw.YBottom
+	top.Lines = append(top.Lines, chart.Line{Name: "saturation step", Points: []chart.XY{{X: x, Y: y}}, Color: markRGB, Mark: chart.Dot, Radius: 5})
+	label := chart.Label{X: x, Y: 0, Text: fmt.Sprintf("saturation: %s %s, %.2f req/s", loadName(rp.By), loadString(rp.By, s), y),
+		Color: markRGB, DX: 6, DY: 4}
 	if n > (len(rp.Steps)+1)/2 { // the label goes on the side with more room
-		style.XAlign, label.Offset.X = draw.XRight, -6
-	} else {
-		label.Offset.X = 6
+		label.AlignRight, label.DX = true, -6
 	}
-	label.Offset.Y = 4
-	top.Add(dot, label)
-	top.Legend.Add("saturation step", dot)
-	return nil
+	top.Labels = append(top.Labels, label)
 }
 
 // stepName names a ramp step for a legend: "c=16" or "rate=500/s".

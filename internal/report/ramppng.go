@@ -1,13 +1,14 @@
 package report
 
 import (
-	"bufio"
 	"errors"
 	"io"
+
+	"github.com/gb-bench/gb/internal/chart"
 )
 
 // RampPNG writes rp's throughput/latency curve as a PNG image, 1200 pixels
-// wide, drawn by gonum/plot (no gnuplot needed): on top, requests per
+// wide, drawn by internal/chart (no gnuplot needed): on top, requests per
 // second against the load (concurrency, or target rate with the target as
 // a dashed reference); below, p50 and p99 latency in ms (service time, or
 // from the intended send time in rate steps); the saturation step is
@@ -17,13 +18,5 @@ func RampPNG(w io.Writer, rp *Ramp) error {
 	if len(rp.Steps) == 0 {
 		return errors.New("report: a ramp plot needs at least one step")
 	}
-	plots, err := rampCharts(rp)
-	if err != nil {
-		return err
-	}
-	b := bufio.NewWriter(w)
-	if err := render(b, "png", figure{plots: plots}); err != nil {
-		return err
-	}
-	return b.Flush()
+	return render(w, "png", chart.Figure{Plots: rampCharts(rp)})
 }

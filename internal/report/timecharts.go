@@ -3,9 +3,7 @@ package report
 import (
 	"slices"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-
+	"github.com/gb-bench/gb/internal/chart"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -46,22 +44,22 @@ func (t timeAxis) at(i int) (x, span float64) {
 }
 
 // rates returns, per point, f(point) divided by the seconds it covers.
-func (t timeAxis) rates(f func(p *stats.Point) int64) plotter.XYs {
-	xys := make(plotter.XYs, 0, len(t.s.Points))
+func (t timeAxis) rates(f func(p *stats.Point) int64) []chart.XY {
+	xys := make([]chart.XY, 0, len(t.s.Points))
 	for i := range t.s.Points {
 		x, span := t.at(i)
 		if span <= 0 {
 			continue
 		}
-		xys = append(xys, plotter.XY{X: x, Y: float64(f(&t.s.Points[i])) / span})
+		xys = append(xys, chart.XY{X: x, Y: float64(f(&t.s.Points[i])) / span})
 	}
 	return xys
 }
 
 // latencies returns, per point with samples in the phase chosen by d, its
 // p-th percentile in ms (p 100 is the exact maximum).
-func (t timeAxis) latencies(d func(p *stats.Point) *stats.Dist, p float64) plotter.XYs {
-	var xys plotter.XYs
+func (t timeAxis) latencies(d func(p *stats.Point) *stats.Dist, p float64) []chart.XY {
+	var xys []chart.XY
 	for i := range t.s.Points {
 		dist := d(&t.s.Points[i])
 		if dist == nil || dist.Count == 0 {
@@ -72,32 +70,29 @@ func (t timeAxis) latencies(d func(p *stats.Point) *stats.Dist, p float64) plott
 		if p == 100 {
 			v = dist.Max
 		}
-		xys = append(xys, plotter.XY{X: x, Y: float64(v) / 1000})
+		xys = append(xys, chart.XY{X: x, Y: float64(v) / 1000})
 	}
 	return xys
 }
 
 // timePlot returns a plot of lines over a run's time.
-func timePlot(title, yLabel string, lines []series) (*plot.Plot, error) {
+func timePlot(title, yLabel string, lines []series) *chart.Plot {
 	p := newPlot(title, "time since the start of the run (s)", yLabel)
-	if err := addLines(p, lines); err != nil {
-		return nil, err
-	}
-	p.X.Min = 0
+	addLines(p, lines)
 	fromZero(p, len(lines))
-	return p, nil
+	return p
 }
 
 // throughputChart plots responses per second in each interval, and in
 // rate mode the target rate for comparison.
-func throughputChart(t timeAxis) (*plot.Plot, error) {
+func throughputChart(t timeAxis) *chart.Plot {
 	lines := []series{{name: "responses per second", points: true,
 		xys: t.rates(func(p *stats.Point) int64 { return p.OK + p.Non2xx })}}
 	if rate := t.r.Target.Rate; rate > 0 {
 		first, _ := t.at(0)
 		last, _ := t.at(len(t.s.Points) - 1)
 		lines = append(lines, series{name: "target rate", dashed: true,
-			xys: plotter.XYs{{X: first, Y: rate}, {X: last, Y: rate}}})
+			xys: []chart.XY{{X: first, Y: rate}, {X: last, Y: rate}}})
 	}
 	return timePlot("Throughput over time", "responses per second", lines)
 }
@@ -115,7 +110,7 @@ func hasErrors(s *stats.Series) bool {
 
 // errorsChart plots non-2xx responses and failures per second in each
 // interval: the largest failure classes by name, the rest together.
-func errorsChart(t timeAxis) (*plot.Plot, error) {
+func errorsChart(t timeAxis) *chart.Plot {
 	totals := map[string]int64{}
 	for _, p := range t.s.Points {
 		for k, v := range p.Errors {
@@ -137,7 +132,7 @@ func errorsChart(t timeAxis) (*plot.Plot, error) {
 		}
 		return n
 	})
-	if slices.ContainsFunc(other, func(xy plotter.XY) bool { return xy.Y > 0 }) {
+	if slices.ContainsFunc(other, func(xy chart.XY) bool { return xy.Y > 0 }) {
 		name := "other failures"
 		if len(named) == 0 {
 			name = "failures"
@@ -150,7 +145,7 @@ func errorsChart(t timeAxis) (*plot.Plot, error) {
 // latencyChart plots the p50, p90, p99 and maximum latency of each
 // interval's responses, and in rate mode the p99 from the intended send
 // time.
-func latencyChart(t timeAxis) (*plot.Plot, error) {
+func latencyChart(t timeAxis) *chart.Plot {
 	total := func(p *stats.Point) *stats.Dist { return p.Latency }
 	lines := []series{
 		{name: "p50", points: true, xys: t.latencies(total, 50)},
