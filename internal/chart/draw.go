@@ -81,7 +81,7 @@ func (p *Plot) leftMargin(c canvas) float64 {
 	for _, t := range s.ticks(&p.Y) {
 		w = max(w, c.textWidth(t.Label, tickSize))
 	}
-	return c.ascent(labelSize)*1.3 + 6 + w + tickLen + 2
+	return c.ascent(labelSize)*1.3 + 6 + min(w, Width/4) + tickLen + 2
 }
 
 // draw draws p in box, its data area left of box's left side.

@@ -95,17 +95,30 @@ func NiceTicks(lo, hi float64) []Tick {
 		decimals++
 	}
 	var ticks []Tick
-	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9 && len(ticks) < 40; i++ {
 		v := i * step
+		if !finite(v) { // hi near the largest float64: hi+step*1e-9 is +Inf
+			break
+		}
 		if v == 0 {
 			v = 0 // not -0
 		}
-		ticks = append(ticks, Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+		ticks = append(ticks, Tick{Value: v, Label: tickLabel(v, decimals)})
 		if half := v + step/2; half <= hi {
 			ticks = append(ticks, Tick{Value: half})
 		}
 	}
 	return ticks
+}
+
+// tickLabel formats a tick's value with decimals decimals, or in
+// exponent form ("1.25e+300") when that would be longer than 12
+// characters.
+func tickLabel(v float64, decimals int) string {
+	if s := strconv.FormatFloat(v, 'f', decimals, 64); len(s) <= 12 {
+		return s
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // niceStep is the smallest of 1, 2, 2.5, 5 and 10 times a power of ten
