@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"net/url"
@@ -10,7 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
@@ -34,7 +38,8 @@ const layoutJS = `document.fonts.ready.then(() => JSON.stringify({
 // TestHTMLReportInBrowser renders reports of real runs against the test
 // server, opens each in headless Chromium and checks what a reader sees:
 // every chart box holds a drawn chart (enough non-white pixels, and the
-// first line's blue), the sections are there,
+// first line's blue), the sections are there (with a run's checks and
+// their counts),
 // and the page made no request but its own file:// one. A control page
 // with external references proves the request check sees requests.
 func TestHTMLReportInBrowser(t *testing.T) {
@@ -56,19 +61,34 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			}
 		}
 	})
+	var checked *stats.Result // the checks case's run, whose counts the page shows
 	cases := []struct {
 		name   string
 		render func(t *testing.T, buf *bytes.Buffer) error
 		charts int
 		texts  []string
+		counts func() []string // more texts, from the run
 	}{
 		{"closed", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 0, true)) }, 4,
 			[]string{"Throughput over time", "Errors over time", "Latency over time", "Latency by percentile", "Status codes", "503", "failed.timeout.ttfb", "CPU by flat time", "Percentage of the requests served",
-				"Diagnosis", "Where the server's CPU goes", "Open next"}},
+				"Diagnosis", "Where the server's CPU goes", "Open next"}, nil},
 		{"rate", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 400, false)) }, 3,
-			[]string{"corrected (from the intended send time)", "target rate", "Latency by percentile"}},
+			[]string{"corrected (from the intended send time)", "target rate", "Latency by percentile"}, nil},
 		{"ramp", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLRampReport(buf, realRamp(t)) }, 2,
-			[]string{"Throughput and latency by load", "Steps", "saturation"}},
+			[]string{"Throughput and latency by load", "Steps", "saturation"}, nil},
+		{"checks", func(t *testing.T, buf *bytes.Buffer) error {
+			checked = realrun.Run(t, 400, func(c *gb.Config) {
+				c.URL += "ok?status=200:90,503:10&seed=3"
+				c.Checks = []string{"status==200", "status in 200,503"}
+				c.Duration = time.Minute // a bound only: the 400 requests end the run; failed checks are not complete
+
+			})
+			return report.HTMLReport(buf, checked)
+		}, 1, []string{"Checks", "✗ 1 of 2 checks failed", "status==200", "status in 200,503", "failed.check"}, func() []string {
+			c := checked.Checks
+			return []string{fmt.Sprintf("✗\tstatus==200\t%d\t%d", c[0].Passes, c[0].Fails), fmt.Sprintf("✓\tstatus in 200,503\t%d\t0\t100.00%%", c[1].Passes),
+				fmt.Sprintf("%d responses ended as failed.check", checked.Counts.Outcomes[stats.FailCheck])}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,7 +106,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 					t.Errorf("the page requested %s", u)
 				}
 			}
-			for _, want := range c.texts {
+			texts := c.texts
+			if c.counts != nil {
+				texts = append(texts, c.counts()...)
+			}
+			for _, want := range texts {
 				if !strings.Contains(l.Text, want) {
 					t.Errorf("the page does not show %q", want)
 				}
@@ -95,7 +119,9 @@ func TestHTMLReportInBrowser(t *testing.T) {
 				t.Errorf("%d charts on the page, want at least %d", len(l.Charts), c.charts)
 			}
 			for i, r := range l.Charts {
-				checkChart(t, i, shot, r)
+				if c.name != "checks" { // a short run: its over-time charts may hold one point
+					checkChart(t, i, shot, r)
+				}
 			}
 			if d := os.Getenv("GB_HTML_SHOTS"); d != "" { // for people to look at
 				os.WriteFile(filepath.Join(d, c.name+".png"), pngBytes(t, shot), 0o644)

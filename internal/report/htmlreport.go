@@ -35,7 +35,8 @@ var phaseLabels = [stats.NumPhases]string{
 
 // HTMLReport writes r as one self-contained HTML page, the report of
 // `--html FILE` and `gb report --html`: the headline numbers; latency per
-// phase with percentiles up to p99.99; throughput, errors and latency
+// phase with percentiles up to p99.99; the checks (gb --check) with
+// their passes and failures, when the run had checks; throughput, errors and latency
 // percentiles over time from r.Series (a note says so when r has no
 // series); the latency percentile distribution on HdrHistogram's
 // 1/(1-q) axis (service time, and in rate mode the corrected latency);
@@ -51,13 +52,15 @@ func HTMLReport(w io.Writer, r *stats.Result) error {
 		return errors.New("report: no result")
 	}
 	p := &page{Title: "gb: " + r.Target.Method + " " + r.Target.URL, Lead: runLead(r), Cards: runCards(r)}
-	sections := []func(*stats.Result) (section, error){summarySection, timeSection, spectrumSection, responsesSection}
+	sections := []func(*stats.Result) (section, error){summarySection, checksSection, timeSection, spectrumSection, responsesSection}
 	for _, f := range sections {
 		s, err := f(r)
 		if err != nil {
 			return err
 		}
-		p.Sections = append(p.Sections, s)
+		if s.ID != "" { // "" a section the result has nothing for
+			p.Sections = append(p.Sections, s)
+		}
 	}
 	if r.Profile != nil {
 		p.Sections = append(p.Sections, profileSection(r.Profile))

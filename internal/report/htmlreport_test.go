@@ -253,3 +253,29 @@ func TestHTMLReportSeriesEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLReportChecks checks the page's checks section: a row per check
+// in the run's order with its mark and counts, the expression escaped
+// and defused, a headline counting the failed checks; none without
+// checks.
+func TestHTMLReportChecks(t *testing.T) {
+	r := build(plainSpec(false))
+	if strings.Contains(htmlOf(t, r), `<section id="checks">`) {
+		t.Error("a run without checks has a checks section")
+	}
+	r.Checks = []stats.CheckStats{{Expr: "status==200", Passes: 990, Fails: 10}, {Expr: "body contains \"<script>\x1b\"", Passes: 1000},
+		{Expr: "header X-A==1", Passes: 0}}
+	r.Counts.Outcomes[stats.FailCheck] = 10
+	page := htmlOf(t, r)
+	for _, want := range []string{`<section id="checks">`, "✗ 1 of 3 checks failed: 10 responses ended as failed.check.",
+		`<td class="text">✗</td><td class="text">status==200</td><td>990</td><td>10</td><td>99.00%</td>`,
+		`<td class="text">body contains &#34;&lt;script&gt;?&#34;</td><td>1000</td><td>0</td><td>100.00%</td>`,
+		`<td class="text">-</td><td class="text">header X-A==1</td><td>0</td><td>0</td><td>none checked</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if i, j := strings.Index(page, `id="latency"`), strings.Index(page, `id="checks"`); i < 0 || j < i {
+		t.Error("the checks do not follow the latency table")
+	}
+}
