@@ -16,6 +16,7 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/realrun"
 	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -43,7 +44,7 @@ const layoutJS = `document.fonts.ready.then(() => JSON.stringify({
 // and the page made no request but its own file:// one. A control page
 // with external references proves the request check sees requests.
 func TestHTMLReportInBrowser(t *testing.T) {
-	b := startBrowser(t)
+	b := testsupport.StartChromium(t)
 	dir := t.TempDir()
 	t.Run("control", func(t *testing.T) {
 		page := filepath.Join(dir, "control.html")
@@ -51,10 +52,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.open(fileURL(page)); err != nil {
+		seen := len(b.Requests())
+		if err := open(b, fileURL(page)); err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Join(b.requests(), " ")
+		got := strings.Join(b.Requests()[seen:], " ")
 		for _, want := range []string{"https://gb.invalid/x.css", "http://gb.invalid/x.png"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("the browser's requests %q miss %s: the request check is blind", got, want)
@@ -100,8 +102,9 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			seen := len(b.Requests())
 			shot, l := view(t, b, page)
-			for _, u := range b.requests() {
+			for _, u := range b.Requests()[seen:] {
 				if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
 					t.Errorf("the page requested %s", u)
 				}
@@ -131,27 +134,43 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 }
 
+// open points the browser at url and waits (up to a minute) until that
+// page has loaded: its location is url and its readyState "complete".
+func open(b *testsupport.Browser, url string) error {
+	if err := b.Navigate(url); err != nil {
+		return err
+	}
+	const probe = `JSON.stringify(document.readyState === 'complete' ? location.href : '')`
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var at string
+		if err := b.Eval(probe, &at); err == nil && at == url {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s did not load within a minute", url)
+}
+
 // fileURL is the file:// URL of path.
 func fileURL(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
 
 // view opens page in the browser at pageWidth and returns a screenshot of
 // the whole page and its layout.
-func view(t *testing.T, b *browser, page string) (image.Image, layout) {
+func view(t *testing.T, b *testsupport.Browser, page string) (image.Image, layout) {
 	t.Helper()
-	if err := b.viewport(pageWidth, 900); err != nil {
+	if err := b.Viewport(pageWidth, 900); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.open(fileURL(page)); err != nil {
+	if err := open(b, fileURL(page)); err != nil {
 		t.Fatal(err)
 	}
 	var l layout
-	if err := b.eval(layoutJS, &l); err != nil {
+	if err := b.Eval(layoutJS, &l); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.viewport(pageWidth, l.Height); err != nil {
+	if err := b.Viewport(pageWidth, l.Height); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := b.screenshot()
+	raw, err := b.Screenshot()
 	if err != nil {
 		t.Fatal(err)
 	}
