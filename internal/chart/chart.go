@@ -101,6 +101,21 @@ type Plot struct {
 type Figure struct {
 	Plots      []*Plot
 	SideLegend bool
+	// Width and PlotHeight are the figure's width and each plot's height
+	// in points; 0 means the package's Width and PlotHeight.
+	Width, PlotHeight float64
+}
+
+// size returns f's width and plot height in points.
+func (f Figure) size() (w, h float64) {
+	w, h = f.Width, f.PlotHeight
+	if !(w >= 100 && w <= 10000) {
+		w = Width
+	}
+	if !(h >= 50 && h <= 10000) {
+		h = PlotHeight
+	}
+	return w, h
 }
 
 // Palette is the Okabe-Ito colour-blind safe palette: a Line without a

@@ -167,6 +167,9 @@ func TestPNG(t *testing.T) {
 			t.Errorf("width %d: the vertical line's longest column is %d pixels at x %d", width, colLen, bestCol)
 		}
 	}
+	if b := (chart.Figure{Plots: []*chart.Plot{p, p}, Width: 576, PlotHeight: 244.8}).Image(1200).Bounds(); b.Dx() != 1200 || b.Dy() != 1020 {
+		t.Errorf("a figure 8 by 3.4 inches a plot, 1200 pixels wide: %v, want 1200x1020", b)
+	}
 	if err := (chart.Figure{Plots: []*chart.Plot{p}}).PNG(io.Discard, 99999); err == nil {
 		t.Error("a PNG 99999 pixels wide: no error")
 	}

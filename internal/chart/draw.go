@@ -7,7 +7,8 @@ import (
 )
 
 // Geometry, in points (1/72 inch; one SVG user unit): a plot is Width by
-// PlotHeight, and the text sizes are those of gb's charts.
+// PlotHeight unless its Figure says otherwise, and the text sizes are
+// those of gb's charts.
 const (
 	Width      = 720.0
 	PlotHeight = 244.8
@@ -57,31 +58,32 @@ type canvas interface {
 // rect is a rectangle on the canvas: x0 < x1, y0 < y1 (y0 the top).
 type rect struct{ x0, y0, x1, y1 float64 }
 
-// draw draws f on c, which is Width wide and PlotHeight high per plot.
+// draw draws f on c, which is f.size() big per plot.
 func (f Figure) draw(c canvas) {
-	c.rect(0, 0, Width, PlotHeight*float64(len(f.Plots)), white)
+	width, height := f.size()
+	c.rect(0, 0, width, height*float64(len(f.Plots)), white)
 	side := f.SideLegend && len(f.Plots) == 1
 	left := 0.0
 	for _, p := range f.Plots {
-		left = max(left, p.leftMargin(c))
+		left = max(left, p.leftMargin(c, width))
 	}
 	for i, p := range f.Plots {
-		box := rect{pad, float64(i)*PlotHeight + pad, Width - 12, float64(i+1)*PlotHeight - pad}
+		box := rect{pad, float64(i)*height + pad, width - 12, float64(i+1)*height - pad}
 		if side {
-			box.x1 = Width - pad - p.legendWidth(c) - 12
+			box.x1 = width - pad - p.legendWidth(c) - 12
 		}
 		p.draw(c, box, left, side)
 	}
 }
 
 // leftMargin is the room p's y axis takes left of its data area.
-func (p *Plot) leftMargin(c canvas) float64 {
+func (p *Plot) leftMargin(c canvas, width float64) float64 {
 	s := scaleOf(&p.Y, p.Lines, func(q XY) float64 { return q.Y })
 	w := 0.0
 	for _, t := range s.ticks(&p.Y) {
 		w = max(w, c.textWidth(t.Label, tickSize))
 	}
-	return c.ascent(labelSize)*1.3 + 6 + min(w, Width/4) + tickLen + 2
+	return c.ascent(labelSize)*1.3 + 6 + min(w, width/4) + tickLen + 2
 }
 
 // draw draws p in box, its data area left of box's left side.

@@ -17,8 +17,8 @@ import (
 // maxPNGWidth bounds the PNG's width in pixels (and so its memory).
 const maxPNGWidth = 8000
 
-// PNG writes f as a PNG image width pixels wide and width*PlotHeight/Width
-// pixels high per plot; its text is in a 7 by 13 pixel bitmap font,
+// PNG writes f as a PNG image width pixels wide, each plot as high as
+// f's proportions make it (width*PlotHeight/Width pixels by default); its text is in a 7 by 13 pixel bitmap font,
 // whatever the width. A width outside 100 to 8000 pixels is an error.
 func (f Figure) PNG(w io.Writer, width int) error {
 	if width < 100 || width > maxPNGWidth {
@@ -36,8 +36,9 @@ func (f Figure) PNG(w io.Writer, width int) error {
 // PNG does.
 func (f Figure) Image(width int) *image.RGBA {
 	width = min(max(width, 100), maxPNGWidth)
-	k := float64(width) / Width
-	h := int(math.Round(PlotHeight * k * float64(len(f.Plots))))
+	fw, fh := f.size()
+	k := float64(width) / fw
+	h := int(math.Round(fh * k * float64(len(f.Plots))))
 	c := &pngCanvas{img: image.NewRGBA(image.Rect(0, 0, width, max(h, 1))), k: k}
 	f.draw(c)
 	return c.img

@@ -16,14 +16,15 @@ import (
 const fontFamily = "Liberation Sans, Arial, Helvetica, sans-serif"
 
 // SVG writes f as an SVG document: an <svg> element (no XML declaration,
-// so it can be put in an HTML page as it is) Width points wide and
-// PlotHeight points high per plot, its size in its viewBox, so that it
+// so it can be put in an HTML page as it is) f.Width points wide and
+// f.PlotHeight points high per plot, its size in its viewBox, so that it
 // scales to the width it is given. Every text is escaped.
 func (f Figure) SVG(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	h := PlotHeight * float64(len(f.Plots))
+	width, h := f.size()
+	h *= float64(len(f.Plots))
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="%s">`+"\n",
-		num(Width), num(h), num(Width), num(h), fontFamily)
+		num(width), num(h), num(width), num(h), fontFamily)
 	f.draw(&svgCanvas{b})
 	b.WriteString("</svg>\n")
 	return b.Flush()

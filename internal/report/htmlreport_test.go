@@ -117,7 +117,7 @@ func textOf(t *testing.T, r *stats.Result) string {
 	return b.String()
 }
 
-// TestRampPNG decodes the PNG of each ramp fixture: 1200 pixels wide, the
+// TestRampPNG decodes the PNG of each ramp fixture: 1200x1020 pixels, the
 // curve drawn in the first line colour, and the saturation mark's colour
 // present exactly when the ramp has a saturation step.
 func TestRampPNG(t *testing.T) {
@@ -131,8 +131,8 @@ func TestRampPNG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if w := img.Bounds().Dx(); w != 1200 {
-				t.Errorf("%d pixels wide, want 1200", w)
+			if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 1020 {
+				t.Errorf("%dx%d pixels, want 1200x1020", b.Dx(), b.Dy())
 			}
 			count := func(want color.Color) (n int) {
 				wr, wg, wb, _ := want.RGBA()
