@@ -103,7 +103,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
-	if p.h3, err = newH3(&cfg, req, p.client); err != nil {
+	if p.h3, err = newH3(&cfg, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {
@@ -331,12 +331,12 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	} else {
 		p.useH2(&lc)
 	}
-	p.useH3(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
 	p.multiLoad(&lc)
+	p.useH3(&lc) // after multiLoad: HTTP/3's clients reach several addresses themselves
 	p.lazyLoad(&lc)
 	return lc
 }

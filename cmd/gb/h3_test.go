@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -133,5 +134,111 @@ func TestHTTP3NoLeaks(t *testing.T) {
 			t.Fatalf("goroutines %d (baseline %d), fds %d (baseline %d)\n%s", g, g0, f, f0, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// h3Server is gb serve --tls (HTTP/3 on its TLS port) and a file with
+// its CA for --cacert.
+func h3Server(t *testing.T) (*testserver.Server, string) {
+	t.Helper()
+	s := testsupport.Server(t, testserver.Options{TLS: true, NoPprof: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, s.CACertPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return s, ca
+}
+
+// TestHTTP3Check: --check over --http3 against gb serve's /wrong (every
+// 100th body wrong, with X-Wrong: 1): status, header and body checks each
+// see every response; the 10 wrong ones end as failed.check, the others
+// ok, and the server's HTTP/3 ledger served exactly -n.
+func TestHTTP3Check(t *testing.T) {
+	s, ca := h3Server(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := runGB(t, "--http3", "--cacert", ca, "-q", "-c", "5", "--streams", "4", "-n", "1000", "--json", js,
+		"--check", "status==200", "--check", "header[Content-Type] contains json", "--check", "header[X-Wrong]!=1",
+		"--check", `body contains "ok"`, s.TLSURL()+"/wrong")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := readResult(t, js)
+	want(t, "ok", res.Counts.Outcomes[stats.OK], 990)
+	want(t, "failed.check", res.Counts.Outcomes[stats.FailCheck], 10)
+	want(t, "served over HTTP/3", s.Ledger().H3.Protocols["HTTP/3.0"], 1000)
+	got := map[string][2]int64{}
+	for _, c := range res.Checks {
+		got[c.Expr] = [2]int64{c.Passes, c.Fails}
+	}
+	for expr, w := range map[string][2]int64{"status==200": {1000, 0}, "header[Content-Type] contains json": {1000, 0},
+		"header[X-Wrong]!=1": {990, 10}, `body contains "ok"`: {990, 10}} {
+		if got[expr] != w {
+			t.Errorf("check %s: passed, failed %v, want %v", expr, got[expr], w)
+		}
+	}
+	if !strings.Contains(r.stdout, "ok=990 non2xx=0 failed.check=10") {
+		t.Errorf("report:\n%s", r.stdout)
+	}
+}
+
+// TestHTTP3SeveralTargets: --http3 with several targets. On one address
+// (two URLs and a POST with a body from --targets): each target gets its
+// third, its own row (status, method, URL) and its bytes, over one
+// connection per worker, and gb serve's HTTP/3 ledger served them all.
+// On two addresses (two servers): each worker keeps a connection to
+// each, and each server served its half.
+func TestHTTP3SeveralTargets(t *testing.T) {
+	srv, ca := h3Server(t)
+	dir := t.TempDir()
+	body := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(body, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := srv.TLSURL()
+	file := tempFile(t, "targets.txt", fmt.Sprintf("POST %s/ok?status=201\nContent-Type: application/json\n@%s\n", base, body))
+	js := filepath.Join(dir, "out.json")
+	r := runGB(t, "--http3", "--cacert", ca, "-q", "-m", "PUT", "--streams", "4", "-n", "300", "-c", "3", "--targets", file,
+		"--json", js, base+"/hello", base+"/status?s=503")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	rows := targetLine.FindAllStringSubmatch(r.stdout, -1)
+	wantRows := [][]string{{"100", "0.333", "0", "0", "PUT", base + "/hello"},
+		{"100", "0.333", "0", "100", "PUT", base + "/status?s=503"},
+		{"100", "0.333", "0", "0", "POST", base + "/ok?status=201"}}
+	if len(rows) != 3 {
+		t.Fatalf("gb section:\n%s", r.stdout)
+	}
+	for i, row := range rows {
+		if strings.Join(row[1:], " ") != strings.Join(wantRows[i], " ") {
+			t.Errorf("target %d: %q, want %q", i+1, row[1:], wantRows[i])
+		}
+	}
+	res := readResult(t, js)
+	if len(res.Targets) != 3 || res.Targets[0].BodyIn != 100*13 || res.Counts.ConnsOpened != 3 || res.Target.Engine != "h3" {
+		t.Errorf("engine %s, connections %d, JSON targets %+v", res.Target.Engine, res.Counts.ConnsOpened, res.Targets)
+	}
+	want(t, "ok", res.Counts.Outcomes[stats.OK], 200)
+	want(t, "non2xx", res.Counts.Outcomes[stats.Non2xx], 100)
+	l := srv.Ledger().H3
+	want(t, "server's HTTP/3 requests", l.Protocols["HTTP/3.0"], 300)
+	want(t, "server's HTTP/3 connections", l.Conns, 3)
+
+	other, _ := h3Server(t)
+	if err := os.WriteFile(ca, append(srv.CACertPEM(), other.CACertPEM()...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runGB(t, "--http3", "--cacert", ca, "-q", "--streams", "2", "-n", "200", "-c", "2", "--json", js,
+		srv.TLSURL()+"/hello", other.TLSURL()+"/bytes/6")
+	if r.code != 0 {
+		t.Fatalf("two servers: exit %d:\n%s", r.code, r.stderr)
+	}
+	res = readResult(t, js)
+	want(t, "two servers: ok", res.Counts.Outcomes[stats.OK], 200)
+	want(t, "two servers: connections", res.Counts.ConnsOpened, 4)
+	want(t, "first server's requests", srv.Ledger().H3.Protocols["HTTP/3.0"]-300, 100)
+	want(t, "second server's requests", other.Ledger().H3.Protocols["HTTP/3.0"], 100)
+	if len(res.Targets) != 2 || res.Targets[0].BodyIn != 100*13 || res.Targets[1].BodyIn != 100*6 {
+		t.Errorf("two servers: JSON targets %+v", res.Targets)
 	}
 }

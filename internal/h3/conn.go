@@ -13,16 +13,17 @@ import (
 	"github.com/quic-go/quic-go"
 )
 
-// connect opens a QUIC connection from a socket of its own and makes it
-// current: x.Connected is when the handshake (QUIC's and TLS's, one
+// connect opens a QUIC connection to address a from a socket of its own
+// and makes it current: x.Connected is when the handshake (QUIC's and TLS's, one
 // exchange) completed, or, with early data, when the client could send
 // its 0-RTT request; x.Handshake is the time it took. It reports false
 // with the failure's outcome, x.Err set.
-func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
+func (c *Client) connect(x *load.Exchange, a int) (stats.Outcome, bool) {
 	if c.stop.Load() {
 		return stats.AbortedSignal, false // the worker relabels it with the stop's cause
 	}
-	udp, err := net.ListenUDP("udp", nil)
+	ad := &c.cfg.addrs[a]
+	udp, err := net.ListenUDP("udp", c.cfg.localAddr())
 	if err != nil {
 		x.Err = err
 		return stats.FailLocal, false
@@ -31,9 +32,9 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.Client.DialTimeout())
 	var qc *quic.Conn
 	if c.cfg.EarlyData {
-		qc, err = tr.DialEarly(ctx, c.cfg.raddr, c.cfg.tls, c.cfg.quic)
+		qc, err = tr.DialEarly(ctx, ad.raddr, ad.tls, c.cfg.quic)
 	} else {
-		qc, err = tr.Dial(ctx, c.cfg.raddr, c.cfg.tls, c.cfg.quic)
+		qc, err = tr.Dial(ctx, ad.raddr, ad.tls, c.cfg.quic)
 	}
 	cancel()
 	if err != nil {
@@ -49,9 +50,9 @@ func (c *Client) connect(x *load.Exchange) (stats.Outcome, bool) {
 	if st.TLS.HandshakeComplete {
 		c.cfg.Client.NoteTLS(st.TLS)
 	}
-	cn := &conn{udp: udp, tr: tr, qc: qc, hc: c.cfg.tr.NewClientConn(qc)}
-	c.cur = cn
-	c.live.Store(cn)
+	cn := &conn{udp: udp, addr: a, tr: tr, qc: qc, hc: c.cfg.tr.NewClientConn(qc)}
+	c.cur[a] = cn
+	c.live[a].Store(cn)
 	if c.stop.Load() { // Interrupt ran before live was set
 		_ = qc.CloseWithError(0, "")
 	}
@@ -97,4 +98,16 @@ var errNoHandshake = errors.New("no QUIC handshake in time (no answer on the UDP
 func isTLSError(err error) bool {
 	var ve *tls.CertificateVerificationError
 	return errors.As(err, &ve)
+}
+
+// localAddr is the local address of the next connection's UDP socket:
+// Client.LocalAddrs' next one in turn (its port left to the system), or
+// nil (any) without them.
+func (c *Config) localAddr() *net.UDPAddr {
+	l := c.Client.LocalAddrs
+	if len(l) == 0 {
+		return nil
+	}
+	a := l[int(c.local.Add(1)-1)%len(l)]
+	return &net.UDPAddr{IP: a.IP, Zone: a.Zone}
 }
