@@ -242,3 +242,49 @@ func TestHTTP3SeveralTargets(t *testing.T) {
 		t.Errorf("two servers: JSON targets %+v", res.Targets)
 	}
 }
+
+// TestHTTP3Compressed: --compressed over --http3 against gb serve's
+// /compressed: every coding decodes to the size the server coded, the
+// body bytes are the coded ones, and the counts equal the server's HTTP/3
+// ledger; bodies that do not decode end as failed.decode, each of them,
+// with the connections kept (one per worker).
+func TestHTTP3Compressed(t *testing.T) {
+	s, ca := h3Server(t)
+	const n, size = 60, 50000
+	served := int64(0)
+	for _, enc := range []string{"gzip", "br", "zstd"} {
+		url := fmt.Sprintf("%s/compressed?enc=%s&size=%d", s.TLSURL(), enc, size)
+		wire := codedLength(t, strings.Replace(url, s.TLSURL(), s.URL(), 1))
+		r := compressedRun(t, 0, url, "--http3", "--cacert", ca, "--compressed", "-n", fmt.Sprint(n), "-c", "2", "--streams", "4")
+		c := &r.Counts
+		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Target.Compressed || r.Target.Engine != "h3" {
+			t.Errorf("%s: outcomes %v, decoded %d (want %d), body %d (want %d)", enc, c.Outcomes, c.DecodedIn, n*size, c.BodyIn, n*wire)
+		}
+		served += n
+		want(t, enc+": server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], served)
+		want(t, enc+": connections", c.ConnsOpened, 2)
+	}
+	for _, tc := range []struct{ query, arg, err string }{
+		{"enc=gzip&break=corrupt", "", "gzip body corrupt"},
+		{"enc=zstd", "Accept-Encoding: gzip, br", "content-encoding zstd not asked for"},
+		{"enc=deflate", "", "unknown content-encoding"},
+		{"enc=br&break=cut", "", "br body ends inside the compressed stream"},
+	} {
+		args := []string{"--http3", "--cacert", ca, "--compressed", "-n", "40", "-c", "2", "--streams", "4"}
+		if tc.arg != "" {
+			args = append(args, "-H", tc.arg)
+		}
+		r := compressedRun(t, 1, s.TLSURL()+"/compressed?"+tc.query+"&size=20000", args...)
+		want(t, tc.query+": failed.decode", r.Counts.Outcomes[stats.FailDecode], 40)
+		want(t, tc.query+": connections", r.Counts.ConnsOpened, 2)
+		found := false
+		for msg := range r.Counts.Errors {
+			found = found || strings.Contains(msg, tc.err)
+		}
+		if !found {
+			t.Errorf("%s: errors %v, want one with %q", tc.query, r.Counts.Errors, tc.err)
+		}
+		served += 40
+	}
+	want(t, "server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], served)
+}
