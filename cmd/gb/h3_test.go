@@ -288,3 +288,35 @@ func TestHTTP3Compressed(t *testing.T) {
 	}
 	want(t, "server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], served)
 }
+
+// TestHTTP3PhaseTimeouts: --http3 with --first-byte-timeout far below -s
+// against gb serve's /delay answering after 3 s: every stream ends at its
+// own deadline as failed.timeout.ttfb and is cancelled, on the one
+// connection (-c 1), and the run ends by its count; no response, so exit
+// 1 saying why. With --idle-timeout and --header-timeout too, a quick
+// route is all ok: the limits end nothing that keeps to them.
+func TestHTTP3PhaseTimeouts(t *testing.T) {
+	s, ca := h3Server(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := runGB(t, "--http3", "--cacert", ca, "--first-byte-timeout", "0.2", "-s", "60", "-t", "30", "-n", "6", "-c", "1",
+		"--streams", "3", "-q", "--json", js, s.TLSURL()+"/delay?d=3s")
+	if r.code != 1 || r.stderr != "gb: no request got a response: http3: stream timed out\n" {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := readResult(t, js)
+	want(t, "failed.timeout.ttfb", res.Counts.Outcomes[stats.TimeoutFirstByte], 6)
+	want(t, "connections", res.Counts.ConnsOpened, 1)
+	want(t, "server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], 6)
+	if res.StoppedBy != stats.StopCount {
+		t.Errorf("stopped by %s, want the count", res.StoppedBy)
+	}
+	r = runGB(t, "--http3", "--cacert", ca, "--first-byte-timeout", "30", "--header-timeout", "30", "--idle-timeout", "30",
+		"-n", "200", "-c", "2", "--streams", "4", "-q", "--json", js, s.TLSURL()+"/bytes/100k")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res = readResult(t, js)
+	want(t, "ok", res.Counts.Outcomes[stats.OK], 200)
+	want(t, "body bytes", res.Counts.BodyIn, 200*100<<10)
+	want(t, "server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], 206)
+}
