@@ -60,9 +60,14 @@ func newH3(cfg *Config, req *h1.Request, cc *client.Config, m *multiTarget) (*h3
 
 // useH3 makes lc's workers HTTP/3 clients when the Plan speaks HTTP/3
 // (each keeps a connection to each of the targets' addresses it sends
-// to). Their connections are not carried between steps.
-func (p *Plan) useH3(lc *load.Config) {
+// to): the pool's when pooled (a ramp's steps: Carry, or connections the
+// last step left), which carry them to the next run with carry.
+func (p *Plan) useH3(lc *load.Config, pooled, carry bool) {
 	if p.h3 == nil {
+		return
+	}
+	if pooled {
+		lc.KeepOpen, lc.NewConn = carry, p.pool.newConn
 		return
 	}
 	lc.KeepOpen = false

@@ -335,3 +335,37 @@ func TestHTTP3Bind(t *testing.T) {
 	want(t, "server's HTTP/3 requests", s.Ledger().H3.Protocols["HTTP/3.0"], 50)
 	want(t, "server's HTTP/3 connections", s.Ledger().H3.Conns, 2)
 }
+
+// TestRampHTTP3CarriesConnections: gb ramp over --http3, concurrency 2 to
+// 6 with --compressed: the QUIC connections carry from step to step
+// (each step opens only its new ones, and gb serve's HTTP/3 ledger counts
+// 6 connections in all), every body decodes, and the server served
+// exactly the steps' requests.
+func TestRampHTTP3CarriesConnections(t *testing.T) {
+	srv, ca := h3Server(t)
+	js := filepath.Join(t.TempDir(), "ramp.json")
+	r := gbProcess(t, "ramp", "--http3", "--cacert", ca, "--streams", "4", "--compressed",
+		"--from", "2", "--to", "6", "--step", "2", "--per-user", "20", "--pause", "0", "--json", js,
+		srv.TLSURL()+"/compressed?enc=gzip&size=1000")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rp := readRamp(t, js)
+	if len(rp.Steps) != 3 {
+		t.Fatalf("%d steps, want 3", len(rp.Steps))
+	}
+	var total int64
+	for i, s := range rp.Steps {
+		c := 2 * (i + 1)
+		if s.Complete() != int64(20*c) || s.Counts.Outcomes[stats.OK] != int64(20*c) || s.StoppedBy != stats.StopCount ||
+			s.Target.Engine != "h3" || s.Counts.DecodedIn != int64(20*c*1000) {
+			t.Errorf("step %d: complete %d, outcomes %v, stopped by %s, engine %s, decoded %d", i+1, s.Complete(),
+				s.Counts.Outcomes, s.StoppedBy, s.Target.Engine, s.Counts.DecodedIn)
+		}
+		want(t, fmt.Sprintf("step %d: connections opened", i+1), s.Counts.ConnsOpened, 2) // the others carried over
+		total += s.Complete()
+	}
+	l := srv.Ledger().H3
+	want(t, "server's HTTP/3 requests", l.Protocols["HTTP/3.0"], total)
+	want(t, "server's HTTP/3 connections", l.Conns, 6)
+}

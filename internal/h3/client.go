@@ -94,6 +94,17 @@ func (c *Client) Close() bool {
 	return open
 }
 
+// Open reports whether c holds a connection (between loads: a ramp's
+// pool keeps c for its next step only then).
+func (c *Client) Open() bool {
+	for _, cn := range c.cur {
+		if cn != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Room is how many more requests Start may begin; see load.Streamer.
 func (c *Client) Room() int { return max(len(c.free), 0) }
 

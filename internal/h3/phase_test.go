@@ -38,17 +38,21 @@ func stallServer(t *testing.T) *server {
 	})
 }
 
+// limits are a test's timeouts: -s and the phase timeouts.
+type limits struct{ total, firstByte, header, idle time.Duration }
+
 // phasedConfig is a client configuration for s with targets GET /head
-// (0), /body (1) and / (2), and cc's phase timeouts.
-func phasedConfig(t *testing.T, s *server, cc client.Config) *Config {
+// (0), /body (1) and / (2), and the timeouts l.
+func phasedConfig(t *testing.T, s *server, l limits) *Config {
 	t.Helper()
 	_, pool := testCert(t)
-	cc.Addr, cc.TLS, cc.Idempotent = s.addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, true
+	cc := &client.Config{Addr: s.addr, TLS: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, Idempotent: true,
+		Timeout: l.total, FirstByteTimeout: l.firstByte, HeaderTimeout: l.header, IdleTimeout: l.idle}
 	var targets []Target
 	for _, p := range []string{"/head", "/body", "/"} {
 		targets = append(targets, Target{Request: &h1.Request{Host: s.addr, Target: p}, Idempotent: true})
 	}
-	cfg, err := NewConfigTargets([]*client.Config{&cc}, targets, 1)
+	cfg, err := NewConfigTargets([]*client.Config{cc}, targets, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,17 +69,17 @@ func TestPhaseTimeouts(t *testing.T) {
 	s := stallServer(t)
 	for _, tc := range []struct {
 		name   string
-		cc     client.Config
+		l      limits
 		target int
 		want   stats.Outcome
 		body   int64
 	}{
-		{"first byte", client.Config{Timeout: 30 * time.Second, FirstByteTimeout: 100 * time.Millisecond}, 0, stats.TimeoutFirstByte, 0},
-		{"headers", client.Config{Timeout: 30 * time.Second, HeaderTimeout: 100 * time.Millisecond}, 0, stats.TimeoutHeaders, 0},
-		{"idle body", client.Config{Timeout: 30 * time.Second, IdleTimeout: 100 * time.Millisecond}, 1, stats.TimeoutBody, 10},
-		{"total", client.Config{Timeout: 300 * time.Millisecond, IdleTimeout: 20 * time.Second}, 1, stats.TimeoutTotal, 10},
+		{"first byte", limits{total: 30 * time.Second, firstByte: 100 * time.Millisecond}, 0, stats.TimeoutFirstByte, 0},
+		{"headers", limits{total: 30 * time.Second, header: 100 * time.Millisecond}, 0, stats.TimeoutHeaders, 0},
+		{"idle body", limits{total: 30 * time.Second, idle: 100 * time.Millisecond}, 1, stats.TimeoutBody, 10},
+		{"total", limits{total: 300 * time.Millisecond, idle: 20 * time.Second}, 1, stats.TimeoutTotal, 10},
 	} {
-		c := New(context.Background(), phasedConfig(t, s, tc.cc))
+		c := New(context.Background(), phasedConfig(t, s, tc.l))
 		stop := time.AfterFunc(hang, c.Interrupt)
 		opened := 0
 		for i, target := range []int{tc.target, tc.target, 2} {
