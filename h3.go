@@ -28,8 +28,6 @@ func (c *Config) checkHTTP3(t *target) error {
 		return configErr("Proxy", "{Proxy} cannot apply to {Protocol=h3}: an HTTP proxy's CONNECT tunnel carries TCP, and QUIC runs over UDP")
 	case c.Pipeline > 1:
 		return configErr("Pipeline", "{Pipeline} is HTTP/1.1's: use {Streams} with HTTP/3")
-	case c.SockBuf > 0:
-		return configErr("SockBuf", "{SockBuf} is not supported with {Protocol=h3}: quic-go sizes its UDP socket buffers itself")
 	case c.TLS.NoSNI:
 		return configErr("TLS.NoSNI", "{TLS.NoSNI} is not supported with {Protocol=h3}")
 	case c.TLS.Protocol != "" && c.TLS.Protocol != "ALL" && c.TLS.Protocol != "TLS1.3":

@@ -322,12 +322,13 @@ func TestHTTP3PhaseTimeouts(t *testing.T) {
 }
 
 // TestHTTP3Bind: -B with --http3 binds each connection's UDP socket to
-// the given address (internal/h3's TestLocalAddrs sees the server's side):
+// the given address, and -b sizes its buffers (internal/h3's
+// TestLocalAddrs sees the server's side, TestSockBuf the socket's):
 // the run against gb serve --tls is all ok and its HTTP/3 ledger served
 // exactly -n.
 func TestHTTP3Bind(t *testing.T) {
 	s, ca := h3Server(t)
-	r := runGB(t, "--http3", "--cacert", ca, "-B", "127.0.0.2,127.0.0.3", "-c", "2", "--streams", "2", "-n", "50", "-q",
+	r := runGB(t, "--http3", "--cacert", ca, "-B", "127.0.0.2,127.0.0.3", "-b", "65536", "-c", "2", "--streams", "2", "-n", "50", "-q",
 		s.TLSURL()+"/bytes/6")
 	if r.code != 0 || number(t, r.stdout, "Complete requests") != 50 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

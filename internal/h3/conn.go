@@ -28,6 +28,7 @@ func (c *Client) connect(x *load.Exchange, a int) (stats.Outcome, bool) {
 		x.Err = err
 		return stats.FailLocal, false
 	}
+	c.cfg.sizeBuffers(udp) // kept through the handshake when at least quic-go's own size
 	tr := &quic.Transport{Conn: udp}
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.Client.DialTimeout())
 	var qc *quic.Conn
@@ -44,6 +45,7 @@ func (c *Client) connect(x *load.Exchange, a int) (stats.Outcome, bool) {
 	}
 	x.Connected = clock.Read()
 	x.Handshake = x.Connected.Sub(x.Start)
+	c.cfg.sizeBuffers(udp)
 	x.Opened++
 	st := qc.ConnectionState()
 	x.Resumed = st.TLS.DidResume || st.Used0RTT
@@ -110,4 +112,17 @@ func (c *Config) localAddr() *net.UDPAddr {
 	}
 	a := l[int(c.local.Add(1)-1)%len(l)]
 	return &net.UDPAddr{IP: a.IP, Zone: a.Zone}
+}
+
+// sizeBuffers gives udp the receive and send buffers of Client.SockBuf
+// (gb -b; 0 = leave them). quic-go enlarges a new socket's buffers to its
+// own size (7 MiB) when its first dial starts, so a smaller SockBuf is
+// set again once the handshake completed: the requests run with it, the
+// handshake with quic-go's. Errors are ignored, as quic-go ignores its
+// own (the kernel caps the sizes at net.core.rmem_max and wmem_max).
+func (c *Config) sizeBuffers(udp *net.UDPConn) {
+	if n := c.Client.SockBuf; n > 0 {
+		_ = udp.SetReadBuffer(n)
+		_ = udp.SetWriteBuffer(n)
+	}
 }
