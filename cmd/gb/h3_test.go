@@ -26,6 +26,7 @@ func TestHTTP3UsageErrors(t *testing.T) {
 		{"--http3 -n 8 --pipeline 4 https://127.0.0.1:1/", "--pipeline is HTTP/1.1's"},
 		{"--http3 -n 1 -f TLS1.2 https://127.0.0.1:1/", "QUIC is TLS 1.3 only"},
 		{"--streams 4 -n 1 https://127.0.0.1:1/", "--streams is HTTP/2's and HTTP/3's"},
+		{"--http3 -n 1 --script x.lua https://127.0.0.1:1/", "--script speaks HTTP/1.1 only"},
 	} {
 		r := runGB(t, strings.Fields(tc.args)...)
 		if r.code != 22 || !strings.Contains(r.stderr, tc.msg) || strings.Count(r.stderr, "\n") != 1 {
