@@ -371,3 +371,39 @@ func TestRampHTTP3CarriesConnections(t *testing.T) {
 	want(t, "server's HTTP/3 requests", l.Protocols["HTTP/3.0"], total)
 	want(t, "server's HTTP/3 connections", l.Conns, 6)
 }
+
+// TestHTTP3CaddyOptions: the options lifted for --http3, against Caddy
+// (a server no one here wrote; it answers "hello"): two targets,
+// --compressed, the phase timeouts and checks on the status, a header
+// and the size all hold on every response, each target gets its half; a
+// body check that cannot hold fails every response as failed.check.
+// Each run's count equals the HTTP/3 lines of Caddy's access log.
+// Skipped without caddy unless GB_REQUIRE_CADDY=1.
+func TestHTTP3CaddyOptions(t *testing.T) {
+	c := testsupport.StartCaddy(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	r := runGB(t, "--http3", "--cacert", c.CertFile, "-q", "--json", js, "-c", "2", "--streams", "4", "-n", "400",
+		"--compressed", "--first-byte-timeout", "30", "--header-timeout", "30", "--idle-timeout", "30",
+		"--check", "status==200", "--check", "header[Server]==Caddy", "--check", "size==5", c.URL+"/a", c.URL+"/b")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := readResult(t, js)
+	want(t, "ok", res.Counts.Outcomes[stats.OK], 400)
+	if len(res.Targets) != 2 || res.Targets[0].Requests != 200 || res.Targets[1].Requests != 200 {
+		t.Errorf("targets %+v", res.Targets)
+	}
+	got := c.Totals(t, 400)
+	want(t, "caddy's HTTP/3 lines", got.Protocols["HTTP/3.0"], 400)
+	want(t, "caddy's lines", got.Requests, 400)
+
+	r = runGB(t, "--http3", "--cacert", c.CertFile, "-q", "--json", js, "-c", "2", "--streams", "2", "-n", "100",
+		"--check", "body contains nope", c.URL+"/")
+	if r.code != 0 { // responses came, as with HTTP/1.1: a failed check is the response's verdict
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res = readResult(t, js)
+	want(t, "failed.check", res.Counts.Outcomes[stats.FailCheck], 100)
+	got = c.Totals(t, 500)
+	want(t, "caddy's HTTP/3 lines", got.Protocols["HTTP/3.0"], 500)
+}
