@@ -18,6 +18,7 @@ import (
 // TestHTTP3UsageErrors: what --http3 cannot apply to is a usage error
 // (exit 22), one line saying why, before any connection.
 func TestHTTP3UsageErrors(t *testing.T) {
+	body := tempFile(t, "body.json", `{"a":1}`)
 	for _, tc := range []struct{ args, msg string }{
 		{"--http3 -n 1 http://127.0.0.1:1/", "--http3 needs an https:// URL"},
 		{"--http3 -n 1 -X 127.0.0.1:3128 https://127.0.0.1:1/", "-X cannot apply to --http3"},
@@ -27,8 +28,9 @@ func TestHTTP3UsageErrors(t *testing.T) {
 		{"--http3 -n 1 -f TLS1.2 https://127.0.0.1:1/", "QUIC is TLS 1.3 only"},
 		{"--streams 4 -n 1 https://127.0.0.1:1/", "--streams is HTTP/2's and HTTP/3's"},
 		{"--http3 -n 1 --script x.lua https://127.0.0.1:1/", "--script speaks HTTP/1.1 only"},
+		{"--http3 -n 1 --idle-timeout 1 -p BODY https://127.0.0.1:1/", "cannot apply over --http3 to a request with a body"},
 	} {
-		r := runGB(t, strings.Fields(tc.args)...)
+		r := runGB(t, strings.Fields(strings.Replace(tc.args, "BODY", body, 1))...)
 		if r.code != 22 || !strings.Contains(r.stderr, tc.msg) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("gb %s: exit %d, stderr %q; want 22 and %q", tc.args, r.code, r.stderr, tc.msg)
 		}
