@@ -15,8 +15,6 @@ func (c *Config) compileChecks() (*check.Set, error) {
 		return nil, configErr("Checks", "{Checks} %v", err)
 	case s == nil:
 		return nil, nil
-	case c.http3():
-		return nil, configErr("Checks", "{Checks} is not supported with {Protocol=h3} yet: its client does not evaluate checks")
 	case c.http2() && !h2.Supports(s):
 		return nil, configErr("Checks", "{Checks} on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)")
 	case s.NeedsBody() && c.Compressed:

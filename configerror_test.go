@@ -27,11 +27,10 @@ func TestLibraryErrorsNameFields(t *testing.T) {
 	}{
 		{gb.Config{URL: u, Streams: 2, Requests: 1}, nil, "Streams"},
 		{gb.Config{URL: u, Protocol: gb.ProtocolHTTP2, Requests: 1}, nil, "Protocol"},
-		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolHTTP3, Compressed: true, Requests: 1}, nil, "Compressed"},
-		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolHTTP3, Checks: []string{"status==200"}, Requests: 1}, nil, "Checks"},
+		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolHTTP3, TLS: gb.TLS{NoSNI: true}, Requests: 1}, nil, "TLS.NoSNI"},
 		{gb.Config{URL: u, Checks: []string{"status=="}, Requests: 1}, nil, "Checks"},
 		{gb.Config{URL: u, Protocol: gb.ProtocolH2C, Proxy: "127.0.0.1:3128", Requests: 1}, nil, "Proxy"},
-		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolHTTP3, HeaderTimeout: time.Second, Requests: 1}, nil, "FirstByteTimeout"},
+		{gb.Config{Protocol: gb.ProtocolHTTP3, Targeter: func(*gb.Target) error { return nil }, Requests: 1}, nil, "Targeter"},
 		{gb.Config{URL: u, Rate: gb.Rate{Freq: 5}}, nil, "Rate"},
 		{gb.Config{URL: u, Pipeline: 2, Rate: gb.Rate{Freq: 5}, Requests: 5}, nil, "Pipeline"},
 		{gb.Config{URL: u, Requests: 1, MaxDecoded: 10}, nil, "MaxDecoded"},

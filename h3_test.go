@@ -27,12 +27,10 @@ func TestHTTP3Config(t *testing.T) {
 		{gb.Config{URL: u, Proxy: "127.0.0.1:3128"}, "Config.Proxy cannot apply to Config.Protocol \"h3\""},
 		{gb.Config{URL: u, UnixSocket: "/tmp/x.sock"}, "Config.UnixSocket cannot apply to Config.Protocol \"h3\""},
 		{gb.Config{URL: u, Pipeline: 2}, "Config.Pipeline is HTTP/1.1's"},
-		{gb.Config{URL: u, Compressed: true}, "Config.Compressed is not supported with HTTP/3"},
-		{gb.Config{URL: u, Targets: []gb.Target{{URL: "https://127.0.0.1:1/b"}}}, "several targets are not supported with HTTP/3"},
-		{gb.Config{URL: u, FirstByteTimeout: time.Second}, "not supported with HTTP/3"},
 		{gb.Config{URL: u, TLS: gb.TLS{Protocol: "TLS1.2"}}, "QUIC is TLS 1.3 only"},
 		{gb.Config{URL: u, Engine: gb.EngineLoop}, "cannot drive Config.Protocol \"h3\""},
 		{gb.Config{URL: u, Script: "function request() return nil end"}, "HTTP/1.1 only"},
+		{gb.Config{Targeter: func(*gb.Target) error { return nil }}, "Config.Targeter is not supported over HTTP/3: it builds each worker's next request"},
 	} {
 		tc.cfg.Requests, tc.cfg.Protocol = 10, gb.ProtocolHTTP3
 		_, err := gb.NewPlan(tc.cfg)

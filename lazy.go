@@ -82,7 +82,7 @@ func (c *Config) checkTargeter() error {
 	case c.http2():
 		return configErr("Targeter", "{Targeter} is not supported over HTTP/2")
 	case c.http3():
-		return configErr("Targeter", "{Targeter} is not supported over HTTP/3")
+		return configErr("Targeter", "{Targeter} is not supported over HTTP/3: it builds each worker's next request in the worker's one slot as the load goes, and an HTTP/3 worker's streams take their targets from the load's order; give the targets whole instead")
 	}
 	return nil
 }

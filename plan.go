@@ -103,13 +103,13 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
-	if p.h3, err = newH3(&cfg, req, p.client); err != nil {
+	if p.h3, err = newH3(&cfg, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
 	if err := p.chooseEngine(); err != nil {
 		return nil, err
 	}
-	p.pool = newConnPool(p.client, p.h2)
+	p.pool = newConnPool(p.client, p.h2, p.h3)
 	return p, nil
 }
 
@@ -322,7 +322,8 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	if cfg.Rate.Freq > 0 {
 		lc.Pacer = cfg.Rate.pacer()
 	}
-	if p.loops == 0 && (o.carry || p.pool.held() > 0) {
+	pooled := p.loops == 0 && (o.carry || p.pool.held() > 0)
+	if pooled {
 		// Lend the connections the last run left open and keep this
 		// run's open for the next (Carry; the goroutine engine only;
 		// HTTP/1.1's or HTTP/2's, see newConnPool).
@@ -331,12 +332,12 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	} else {
 		p.useH2(&lc)
 	}
-	p.useH3(&lc)
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
 	p.multiLoad(&lc)
+	p.useH3(&lc, pooled, o.carry) // after multiLoad: HTTP/3's clients reach several addresses themselves
 	p.lazyLoad(&lc)
 	return lc
 }

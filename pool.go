@@ -8,12 +8,13 @@ import (
 
 	"github.com/gb-bench/gb/internal/client"
 	"github.com/gb-bench/gb/internal/h2"
+	"github.com/gb-bench/gb/internal/h3"
 	"github.com/gb-bench/gb/internal/load"
 )
 
 // connPool lends the workers of each ramp step their connections and takes
 // them back after the step, so that keep-alive connections (HTTP/1.1's,
-// and HTTP/2's with their streams) carry over to the next step instead of
+// and HTTP/2's and HTTP/3's with their streams) carry over to the next step instead of
 // being closed and reopened. load calls newConn from Run's goroutine
 // before the workers start, and settle runs after they stopped, so the
 // pool needs no lock.
@@ -24,7 +25,8 @@ type connPool struct {
 	lent []pooledConn // given to the current step's workers
 }
 
-// pooledConn is a client the pool can keep: client.Fast or h2.Client.
+// pooledConn is a client the pool can keep: client.Fast, h2.Client or
+// h3.Client.
 type pooledConn interface {
 	load.Conn
 	Close() bool // closes its connection; reports whether one was open
@@ -32,12 +34,15 @@ type pooledConn interface {
 }
 
 // newConnPool returns a pool of HTTP/1.1 clients of cfg, or of HTTP/2
-// clients of h2cfg when it is not nil.
-func newConnPool(cfg *client.Config, h2cfg *h2.Config) *connPool {
+// clients of h2cfg, or HTTP/3 clients of h3cfg, when it is not nil.
+func newConnPool(cfg *client.Config, h2cfg *h2.Config, h3cfg *h3.Config) *connPool {
 	cp := &connPool{ctx: &stepContext{}}
 	cp.make = func(ctx context.Context) pooledConn { return client.NewFast(ctx, cfg) }
 	if h2cfg != nil {
 		cp.make = func(ctx context.Context) pooledConn { return h2.New(ctx, h2cfg) }
+	}
+	if h3cfg != nil {
+		cp.make = func(ctx context.Context) pooledConn { return h3.New(ctx, h3cfg) }
 	}
 	return cp
 }

@@ -88,7 +88,7 @@ func TestConfigErrorsInFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--streams", "2", "http://127.0.0.1:1/"}, "gb: --streams is HTTP/2's and HTTP/3's: add --http2 (https://), --h2c (http://) or --http3 (https://)\n"},
-		{[]string{"--http3", "--compressed", "https://127.0.0.1:1/"}, "gb: --compressed is not supported with HTTP/3 yet: its client does not decode bodies\n"},
+		{[]string{"--http3", "-I", "https://127.0.0.1:1/"}, "gb: -I (no SNI) is not supported with --http3\n"},
 		{[]string{"--check", "status==abc", "http://127.0.0.1:1/"}, "gb: --check \"status==abc\": \"abc\" is not a non-negative whole number\n"},
 		{[]string{"--shard", "0/3", "-n", "10", "-c", "2", "http://127.0.0.1:1/"}, "gb: --shard 0/3: -c 2 cannot be split 3 ways (each shard needs a connection)\n"},
 		{[]string{"-n", "1", "--sni", "x", "-I", "https://127.0.0.1:1/"}, "gb: --sni and -I (no SNI) cannot be combined\n"},

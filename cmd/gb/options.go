@@ -141,7 +141,7 @@ var abSpecs = []flagSpec{
 		o.cfg.Protocol = gb.ProtocolH2C
 		return nil
 	}),
-	opt(0, "http3", "", "Speak HTTP/3 over QUIC (https:// URLs; UDP to the URL's port,\nALPN h3); connections are kept alive; with --tls-resume, GET and\nHEAD go in 0-RTT when the server takes early data", func(o *options, _ string) error {
+	opt(0, "http3", "", "Speak HTTP/3 over QUIC (https:// URLs; UDP to the URL's port,\nALPN h3); connections are kept alive; with --tls-resume, GET and\nHEAD go in 0-RTT when the server takes early data; not with -X or\n--unix-socket (QUIC is UDP to a host), --script (its requests are\nHTTP/1.1 bytes) or --lazy (its requests fill one slot per worker)", func(o *options, _ string) error {
 		o.cfg.Protocol = gb.ProtocolHTTP3
 		return nil
 	}),

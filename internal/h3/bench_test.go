@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/check"
+	"github.com/gb-bench/gb/internal/client"
+	"github.com/gb-bench/gb/internal/decode"
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
 	"github.com/quic-go/quic-go/http3"
@@ -21,7 +24,30 @@ import (
 // BenchmarkTransport, quic-go's own client doing the same).
 func BenchmarkStreams(b *testing.B) {
 	s := startServer(b, nil, hello)
-	c := New(context.Background(), newConfig(b, s.addr, 8, 30*time.Second, nil))
+	benchStreams(b, newConfig(b, s.addr, 8, 30*time.Second, nil))
+}
+
+// BenchmarkStreamsChecked is BenchmarkStreams with a status, a header and
+// a body check, content decoding and the phase timeouts on: what they add
+// per request to BenchmarkStreams' allocs/op (the slots' buffers and
+// decoders are reused).
+func BenchmarkStreamsChecked(b *testing.B) {
+	s := startServer(b, nil, hello)
+	cfg := newConfig(b, s.addr, 8, 30*time.Second, nil)
+	cs, err := check.ParseAll([]string{"status==200", "header[Content-Type] contains text", "body contains hello"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cc := cfg.Client
+	cc.Checks, cc.Decoding = cs, client.Decoding{Compressed: true, Accept: decode.Accepted(decode.AcceptEncoding)}
+	cc.FirstByteTimeout, cc.HeaderTimeout, cc.IdleTimeout = 10*time.Second, 10*time.Second, 10*time.Second
+	cfg.phased = true
+	benchStreams(b, cfg)
+}
+
+// benchStreams drives b.N requests through a client of cfg, 8 in flight.
+func benchStreams(b *testing.B, cfg *Config) {
+	c := New(context.Background(), cfg)
 	xs := make([]load.Exchange, 8)
 	free := make([]*load.Exchange, 0, 8)
 	for i := range xs {

@@ -13,17 +13,18 @@ import (
 	"github.com/quic-go/quic-go/http3"
 )
 
-// Client is one worker's QUIC connection (reopened as needed) with up to
-// Config.Streams requests in flight on it. It implements load.Streamer
+// Client is one worker's QUIC connection to each address it sends to
+// (reopened as needed) with up to Config.Streams requests in flight on
+// them. It implements load.Streamer
 // (and load.Conn, one request at a time). Everything but Interrupt and
 // the slots' goroutines runs on the worker's goroutine.
 type Client struct {
 	cfg  *Config
 	ctx  context.Context // the run's: ends the slots' goroutines and dials when it stops
 	stop atomic.Bool
-	live atomic.Pointer[conn] // the open connection, for Interrupt
+	live []atomic.Pointer[conn] // the open connection to each address, for Interrupt
 
-	cur      *conn      // nil = no connection
+	cur      []*conn    // the connection to each address; nil = none
 	slots    []slot     // Config.Streams slots
 	free     []*slot    // slots not in flight
 	done     chan *slot // slots whose exchange ended, for Next
@@ -37,6 +38,7 @@ var _ load.Streamer = (*Client)(nil)
 // the worker's.
 type conn struct {
 	udp      *net.UDPConn
+	addr     int // its index in Config.addrs
 	tr       *quic.Transport
 	qc       *quic.Conn
 	hc       *http3.ClientConn
@@ -55,6 +57,7 @@ func (cn *conn) usable() bool { return !cn.draining && cn.qc.Context().Err() == 
 // request.
 func New(ctx context.Context, cfg *Config) *Client {
 	c := &Client{cfg: cfg, ctx: ctx, slots: make([]slot, cfg.Streams)}
+	c.cur, c.live = make([]*conn, len(cfg.addrs)), make([]atomic.Pointer[conn], len(cfg.addrs))
 	c.free = make([]*slot, 0, cfg.Streams)
 	c.done = make(chan *slot, cfg.Streams)
 	for i := range c.slots {
@@ -68,22 +71,38 @@ func New(ctx context.Context, cfg *Config) *Client {
 // closed under them); the worker counts them as aborted.
 func (c *Client) Interrupt() {
 	c.stop.Store(true)
-	if cn := c.live.Load(); cn != nil {
-		_ = cn.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeRequestCanceled), "")
+	for i := range c.live {
+		if cn := c.live[i].Load(); cn != nil {
+			_ = cn.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeRequestCanceled), "")
+		}
 	}
 }
 
-// Close closes the connection, ends the slots' goroutines and reports
+// Close closes the connections, ends the slots' goroutines and reports
 // whether a connection was open. Nothing may be in flight.
 func (c *Client) Close() bool {
 	for i := range c.slots {
 		c.slots[i].stop()
 	}
-	if c.cur == nil {
-		return false
+	open := false
+	for a := range c.cur {
+		if c.cur[a] != nil {
+			c.closeConn(a)
+			open = true
+		}
 	}
-	c.closeConn()
-	return true
+	return open
+}
+
+// Open reports whether c holds a connection (between loads: a ramp's
+// pool keeps c for its next step only then).
+func (c *Client) Open() bool {
+	for _, cn := range c.cur {
+		if cn != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Room is how many more requests Start may begin; see load.Streamer.
@@ -114,37 +133,42 @@ func (c *Client) Start(x *load.Exchange) (stats.Outcome, bool) {
 	c.free = c.free[:len(c.free)-1]
 	c.inflight++
 	s.retried = false
-	c.begin(s, x, fresh)
+	c.begin(s, x, c.cur[c.addrOf(x)], fresh)
 	return stats.OK, false
 }
 
-// ensure makes c.cur a usable connection, retiring one that ended or
-// drains (counted on x when it closes now) and opening a new one; fresh
-// reports that x opened it. The outcome is stats.OK or the connect's
-// failure.
+// addrOf is the index of the address x's target goes to.
+func (c *Client) addrOf(x *load.Exchange) int {
+	return c.cfg.request(x.Target).addr
+}
+
+// ensure makes the connection to x's address usable, retiring one that
+// ended or drains (counted on x when it closes now) and opening a new
+// one; fresh reports that x opened it. The outcome is stats.OK or the
+// connect's failure.
 func (c *Client) ensure(x *load.Exchange) (fresh bool, o stats.Outcome) {
-	if c.cur != nil && !c.cur.usable() {
-		cn := c.cur
-		c.cur = nil
-		c.live.Store(nil)
+	a := c.addrOf(x)
+	if cn := c.cur[a]; cn != nil && !cn.usable() {
+		c.cur[a] = nil
+		c.live[a].Store(nil)
 		if cn.active == 0 {
 			closeConn(cn)
 			x.Closed++
 		} // else its last exchange closes it (see settle)
 	}
-	if c.cur != nil {
+	if c.cur[a] != nil {
 		return false, stats.OK
 	}
-	if o, ok := c.connect(x); !ok {
+	if o, ok := c.connect(x, a); !ok {
 		return true, o
 	}
 	return true, stats.OK
 }
 
-// begin hands x to slot s on the current connection.
-func (c *Client) begin(s *slot, x *load.Exchange, fresh bool) {
-	c.cur.active++
-	s.begin(x, c.cur, fresh)
+// begin hands x to slot s on connection cn.
+func (c *Client) begin(s *slot, x *load.Exchange, cn *conn, fresh bool) {
+	cn.active++
+	s.begin(x, cn, fresh)
 }
 
 // settle takes s's exchange off its connection, closing a retired
@@ -152,7 +176,7 @@ func (c *Client) begin(s *slot, x *load.Exchange, fresh bool) {
 func (c *Client) settle(s *slot) {
 	cn := s.conn
 	cn.active--
-	if cn != c.cur && cn.active == 0 {
+	if cn != c.cur[cn.addr] && cn.active == 0 {
 		closeConn(cn)
 		s.x.Closed++
 	}
@@ -232,7 +256,7 @@ func (c *Client) restart(s *slot) bool {
 		s.o, x.Done = o, clock.Read()
 		return false
 	}
-	c.begin(s, x, fresh)
+	c.begin(s, x, c.cur[c.addrOf(x)], fresh)
 	return true
 }
 
@@ -255,11 +279,11 @@ func (c *Client) charge(s *slot) {
 	}
 }
 
-// closeConn closes the current connection and its socket.
-func (c *Client) closeConn() {
-	cn := c.cur
-	c.cur = nil
-	c.live.Store(nil)
+// closeConn closes the current connection to address a and its socket.
+func (c *Client) closeConn(a int) {
+	cn := c.cur[a]
+	c.cur[a] = nil
+	c.live[a].Store(nil)
 	closeConn(cn)
 }
 

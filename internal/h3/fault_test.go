@@ -103,8 +103,8 @@ func TestFlowControlStall(t *testing.T) {
 		})
 	defer close(release)
 	cfg := newConfig(t, s.addr, 2, 300*time.Millisecond, nil)
-	cfg.body = make([]byte, 1<<20)
-	cfg.req.ContentLength = int64(len(cfg.body))
+	cfg.reqs[0].body = make([]byte, 1<<20)
+	cfg.reqs[0].req.ContentLength = int64(len(cfg.reqs[0].body))
 	c := New(context.Background(), cfg)
 	tl := drive(t, c, 4)
 	if tl.total() != 4 || tl.outcomes[stats.TimeoutFirstByte]+tl.outcomes[stats.FailWrite]+tl.outcomes[stats.TimeoutConnect] != 4 {
