@@ -176,7 +176,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 	if err != nil {
 		return failRamp(stderr, err)
 	}
-	o.cfg, o.requestsSet = stepConfig(o.cfg, spec.Largest()), spec.By != report.ByRate // ab's checks see the largest step
+	o.cfg, o.requestsSet = stepConfig(o.cfg, spec.Largest()), spec.By != ramp.ByRate // ab's checks see the largest step
 	argv := redactArgs(append([]string{"ramp"}, args...))
 	p, err := o.plan(rest[0], argv, stderr)
 	if err == nil {
@@ -247,14 +247,14 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return ramp.Spec{}, getopt.Errorf(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
 	o.cfg.Engine = gb.EngineGoroutine
-	s := ramp.Spec{By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
+	s := ramp.Spec{By: ramp.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
 		Pause: ro.pause, MaxSockets: ro.maxSockets, MaxErrors: ro.maxErrors}
 	var err error
 	if conc {
 		s.Levels, err = ramp.Levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))
 		return s, asUsage(err)
 	}
-	s.By, s.StepTime = report.ByRate, cmp.Or(ro.stepTime, ramp.DefaultStepTime)
+	s.By, s.StepTime = ramp.ByRate, cmp.Or(ro.stepTime, ramp.DefaultStepTime)
 	if s.Levels, err = ramp.Levels("--rate-from", "--rate-to", ro.rateFrom, ro.rateTo, ro.rateStep); err != nil {
 		return s, asUsage(err)
 	}
@@ -289,7 +289,7 @@ func (ro *rampOptions) checkFiles() error {
 // rampFile is one output file of gb ramp.
 type rampFile struct {
 	flag, path string
-	write      func(io.Writer, *report.Ramp) error
+	write      func(io.Writer, *ramp.Ramp) error
 }
 
 // files returns the output files asked for, in the order written.
@@ -300,13 +300,13 @@ func (ro *rampOptions) files() []rampFile {
 	}
 	all := []rampFile{
 		{"--csv", ro.csvFile, report.RampCSV},
-		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *report.Ramp) error { return report.RampAutobench(w, rp, sep) }},
+		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *ramp.Ramp) error { return report.RampAutobench(w, rp, sep) }},
 		{"--plot", ro.plotFile, report.RampPNG},
 		{"--json", ro.jsonFile, report.RampJSON},
 		{"--html", ro.htmlFile, report.HTMLRampReport},
 	}
 	if strings.HasSuffix(ro.plotFile, ".gp") {
-		all[2].write = func(w io.Writer, rp *report.Ramp) error {
+		all[2].write = func(w io.Writer, rp *ramp.Ramp) error {
 			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
 		}
 		all = append(all, rampFile{"--plot", pngPath(ro.plotFile), report.RampPNG})

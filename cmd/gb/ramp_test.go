@@ -13,20 +13,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
 // readRamp reads gb ramp's --json file.
-func readRamp(t *testing.T, path string) *report.Ramp {
+func readRamp(t *testing.T, path string) *ramp.Ramp {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal(b, &rp); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -51,7 +51,7 @@ func csvRows(t *testing.T, path string) [][]string {
 // with the saturation step its JSON names, whichever step the machine's
 // speed made it (the rule itself is tested on scripted steps in package
 // report).
-func checkSaturation(t *testing.T, r result, rp *report.Ramp, gp string) {
+func checkSaturation(t *testing.T, r result, rp *ramp.Ramp, gp string) {
 	t.Helper()
 	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) || rp.Stopped != 0 {
 		t.Fatalf("saturation step %d, stopped step %d of %d steps", rp.Saturation, rp.Stopped, len(rp.Steps))
@@ -95,7 +95,7 @@ func TestRampConcurrencySteps(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	rp := readRamp(t, f("ramp.json"))
-	if len(rp.Steps) != 4 || rp.By != report.ByConcurrency || rp.MaxErrors != 0.01 {
+	if len(rp.Steps) != 4 || rp.By != ramp.ByConcurrency || rp.MaxErrors != 0.01 {
 		t.Fatalf("%d steps by %q, max errors %v; want 4 by concurrency, 1%%", len(rp.Steps), rp.By, rp.MaxErrors)
 	}
 	checkSaturation(t, r, rp, f("ramp.gp"))
@@ -166,7 +166,7 @@ func TestRampRateSteps(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	rp := readRamp(t, filepath.Join(dir, "ramp.json"))
-	if len(rp.Steps) != 4 || rp.By != report.ByRate || !strings.Contains(r.stdout, "rate/s") {
+	if len(rp.Steps) != 4 || rp.By != ramp.ByRate || !strings.Contains(r.stdout, "rate/s") {
 		t.Fatalf("%d steps by %q; stdout:\n%s", len(rp.Steps), rp.By, r.stdout)
 	}
 	checkSaturation(t, r, rp, filepath.Join(dir, "r.gp"))
@@ -218,7 +218,7 @@ func TestRampJSONToStdout(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal([]byte(r.stdout), &rp); err != nil {
 		t.Fatalf("stdout is not the JSON alone: %v\n%s", err, r.stdout)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
@@ -96,7 +97,7 @@ func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
 
 // reportRamp renders a ramp: its step lines and summary, or its page.
 func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal(b, &rp); err != nil {
 		return fmt.Errorf("not a gb ramp result: %v", err)
 	}
@@ -152,11 +153,11 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 
 // validRamp refuses a ramp gb cannot have written (see
 // stats.Result.Validate for each step) and makes its strings printable.
-func validRamp(rp *report.Ramp) error {
+func validRamp(rp *ramp.Ramp) error {
 	if len(rp.Steps) == 0 {
 		return fmt.Errorf("a ramp with no steps")
 	}
-	if rp.By != report.ByConcurrency && rp.By != report.ByRate {
+	if rp.By != ramp.ByConcurrency && rp.By != ramp.ByRate {
 		return fmt.Errorf("not a gb ramp result: steps_by %q", rp.By)
 	}
 	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"io"
+
+	"github.com/gb-bench/gb/internal/ramp"
 )
 
 // RampPNG writes rp's throughput/latency curve as a PNG image, 1200 pixels
@@ -13,7 +15,7 @@ import (
 // from the intended send time in rate steps); the saturation step is
 // marked on both by a dashed vertical line, with a dot and a label on the
 // throughput. A ramp without steps is an error.
-func RampPNG(w io.Writer, rp *Ramp) error {
+func RampPNG(w io.Writer, rp *ramp.Ramp) error {
 	if len(rp.Steps) == 0 {
 		return errors.New("report: a ramp plot needs at least one step")
 	}
