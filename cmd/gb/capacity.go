@@ -17,6 +17,7 @@ import (
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
+	"github.com/gb-bench/gb/stats"
 )
 
 const capacityUsage = `Usage: gb capacity --slo EXPR [--slo EXPR ...] [options] URL
@@ -118,17 +119,10 @@ func parseRate(v string) (int64, error) {
 	return n, nil
 }
 
-// Defaults of gb capacity.
-const (
-	defaultRateMin        = 100
-	defaultCapacityStep   = 10 * time.Second
-	defaultCapacityWarmup = 2 * time.Second
-)
-
 // capacityCmd is gb capacity: the highest rate within the SLOs, a line per
 // probe, the answer, and the JSON and HTML files.
 func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	co := capacityOptions{rateMin: defaultRateMin, stepTime: defaultCapacityStep, warmup: defaultCapacityWarmup,
+	co := capacityOptions{rateMin: capacity.DefaultRateMin, stepTime: capacity.DefaultStepTime, warmup: capacity.DefaultWarmup,
 		maxErrors: capacity.DefaultMaxErrors}
 	rest, err := getopt.Parse(args, capacitySpecs, &co)
 	switch {
@@ -170,26 +164,19 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s, errors at most %s; probes of %v after %v warm-up\n",
 		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)
 	_ = capacity.Header(stdout)
-	probe := func(ctx context.Context, rate int64, conns int) (capacity.Probe, error) {
-		cfg := p.Config()
-		cfg.Rate, cfg.Requests, cfg.Duration = gb.Rate{Freq: rate}, probeRequests(rate, co.stepTime), probeCap(co.stepTime)
-		cfg.Concurrency = int(min(int64(conns), cfg.Requests))
-		res, err := p.Step(ctx, cfg)
-		if err != nil {
-			return capacity.Probe{}, err
-		}
-		if res.Complete() == 0 && res.Counts.Dispatched > 0 && ctx.Err() == nil {
-			return capacity.Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, commonError(res.Counts.Errors))
-		}
-		return capacity.Judge(res, conns, slos, co.maxErrors), nil
-	}
+	run := capacity.Policy{StepTime: co.stepTime, SLOs: slos, MaxErrors: co.maxErrors}.Prober(
+		func(ctx context.Context, l capacity.Load) (*stats.Result, error) {
+			cfg := p.Config()
+			cfg.Rate, cfg.Requests, cfg.Duration, cfg.Concurrency = gb.Rate{Freq: l.Rate}, l.Requests, l.Duration, l.Conns
+			return p.Step(ctx, cfg)
+		})
 	n := 0
 	each := func(pr capacity.Probe) { n++; _ = capacity.Line(stdout, n, pr) }
 	var out *capacity.Outcome
 	_, err = runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
 		var err error
 		out, err = capacity.Search(ctx, capacity.Config{RateMin: co.rateMin, RateMax: co.rateMax,
-			Precision: co.precision, Conns: co.conns}, probe, each)
+			Precision: co.precision, Conns: co.conns}, run, each)
 		return nil, err
 	})
 	if err != nil {
@@ -212,29 +199,6 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		return exitThresholds
 	}
 	return exitFailure
-}
-
-// probeRequests is a probe's budget: the requests its rate schedules
-// over the step time (at least one). A probe ends by its count, so a
-// request is dropped only when it was not sent by probeCap.
-func probeRequests(rate int64, step time.Duration) int64 {
-	return max(1, int64(float64(rate)*step.Seconds()+0.5))
-}
-
-// probeCap is a probe's time limit: the step time and half again (at
-// least a second), for a server that falls behind.
-func probeCap(step time.Duration) time.Duration { return step + max(step/2, time.Second) }
-
-// commonError is the most frequent failure message, or "every request
-// failed" when none was kept.
-func commonError(errs map[string]int64) string {
-	msg, n := "every request failed", int64(0)
-	for m, c := range errs {
-		if c > n || c == n && m < msg {
-			msg, n = m, c
-		}
-	}
-	return msg
 }
 
 // failCapacity prints err as one line and returns its exit code: 22 for
