@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/compare"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -209,7 +209,7 @@ func benchstatReads(t *testing.T, dir, old, new string) {
 		}
 		txt := strings.TrimSuffix(in, ".json") + ".txt"
 		var b bytes.Buffer
-		if err := report.BenchFormat(&b, "endpoint", rs.Runs); err != nil {
+		if err := compare.BenchFormat(&b, "endpoint", rs.Runs); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(txt, b.Bytes(), 0o644); err != nil {

@@ -3,8 +3,8 @@
 // (Gnuplot), gb's JSON result (JSON), HdrHistogram's percentile
 // distribution (HGRM) and interval log (HLog), and a text latency
 // histogram (LatencyHistogram), plus the banner lines that precede
-// the report on stdout (Banner, Benchmarking, Done). A [Ramp] (gb ramp) is
-// rendered as step lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV
+// the report on stdout (Banner, Benchmarking, Done). A [ramp.Ramp] (gb ramp;
+// its model and analysis are package ramp's) is rendered as step lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV
 // (RampCSV), autobench's file (RampAutobench), a gnuplot script (RampPlot)
 // and JSON (RampJSON).
 //
