@@ -14,7 +14,6 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
@@ -100,25 +99,6 @@ var capacitySpecs = []getopt.Spec[capacityOptions]{
 	getopt.New(0, "help", "", "", func(o *capacityOptions, _ string) error { o.help = true; return nil }),
 }
 
-// parseShare parses --max-errors: a percentage from 0 to 100, "%"
-// optional, as a share 0..1.
-func parseShare(v string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || !(f >= 0 && f <= 100) {
-		return 0, errors.New("want a percentage from 0 to 100 (1%)")
-	}
-	return f / 100, nil
-}
-
-// parseRate parses a rate in requests per second: a positive whole number.
-func parseRate(v string) (int64, error) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 || n > 1e9 {
-		return 0, errors.New("want requests per second, a positive whole number")
-	}
-	return n, nil
-}
-
 // capacityCmd is gb capacity: the highest rate within the SLOs, a line per
 // probe, the answer, and the JSON and HTML files.
 func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
@@ -149,10 +129,8 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	p, err := gb.NewPlan(gb.Config{URL: rest[0], KeepAlive: true, Engine: gb.EngineGoroutine, Compressed: co.compressed,
 		Concurrency: 1, Duration: co.stepTime, Warmup: co.warmup, Rate: gb.Rate{Freq: co.rateMin}},
 		gb.WithCommand(argv), gb.WithWarnings(func(s string) { fmt.Fprintf(stderr, "gb capacity: warning: %s\n", s) }))
-	for _, f := range []string{co.jsonFile, co.htmlFile} {
-		if err == nil && f != "" {
-			err = outfile.Check(f)
-		}
+	if err == nil {
+		err = checkOutputs([]reportFile{{"--json", co.jsonFile, nil}, {"--html", co.htmlFile, nil}})
 	}
 	if err != nil {
 		return failCapacity(stderr, err)

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -212,6 +213,33 @@ func exitOnSignal(name string, sig <-chan os.Signal, stderr io.Writer, nth int) 
 		exitNow()
 	}()
 	return func() { close(done) }
+}
+
+// atExit holds what must happen even when a second signal makes gb exit
+// at once (gb demo stops its server child).
+var atExit []func()
+
+// runSignalled runs f with a context that the first signal cancels (the
+// load stops and its result is still reported); a second signal exits at
+// once.
+func runSignalled(sig <-chan os.Signal, f func(context.Context) (*gb.Result, error)) (*gb.Result, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+			select {
+			case <-sig:
+				exitNow()
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
+	return f(ctx)
 }
 
 // exitNow exits 1 at once, after atExit and with no temporary output file

@@ -57,14 +57,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 		return func(_ *options, v string) (err error) { *dst, err = getopt.Positive(v); return err }
 	}
 	rate := func(dst *int64) func(*options, string) error {
-		return func(_ *options, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 || n > 1e9 {
-				return errors.New("want requests per second, a positive whole number")
-			}
-			*dst = n
-			return nil
-		}
+		return func(_ *options, v string) (err error) { *dst, err = parseRate(v); return err }
 	}
 	file := func(dst *string) func(*options, string) error {
 		return func(_ *options, v string) error { *dst = v; return nil }
@@ -264,26 +257,17 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 	return s, nil
 }
 
-// checkFiles checks the output files before the first step; at most one
-// may be "-" (stdout).
+// checkFiles checks the output files before the first step
+// (checkOutputs); --plot cannot be stdout.
 func (ro *rampOptions) checkFiles() error {
-	stdoutFiles := 0
+	var files []reportFile
 	for _, f := range ro.files() {
-		if f.path == "-" {
-			stdoutFiles++
-			if f.flag == "--plot" {
-				return getopt.Errorf(false, "--plot -: give a file name (file.png, or file.gp for a gnuplot script too)")
-			}
-			continue
+		if f.flag == "--plot" && f.path == outfile.Stdout {
+			return getopt.Errorf(false, "--plot -: give a file name (file.png, or file.gp for a gnuplot script too)")
 		}
-		if err := outfile.Check(f.path); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-		}
+		files = append(files, reportFile{f.flag, f.path, nil})
 	}
-	if stdoutFiles > 1 {
-		return getopt.Errorf(false, "only one output file may be - (stdout)")
-	}
-	return nil
+	return checkOutputs(files)
 }
 
 // rampFile is one output file of gb ramp.

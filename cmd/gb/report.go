@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
@@ -120,35 +119,6 @@ func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
 		{"--html", ro.html, func(w io.Writer) error { return report.HTMLRampReport(w, &rp) }},
 		{"--json", ro.json, func(w io.Writer) error { return report.RampJSON(w, &rp) }},
 	}, stdout)
-}
-
-// reportFile is one output file: its flag, its path ("" = not asked for)
-// and its renderer.
-type reportFile struct {
-	flag, path string
-	write      func(io.Writer) error
-}
-
-// writeAll writes the files asked for; "-" is stdout.
-func writeAll(files []reportFile, stdout io.Writer) error {
-	for _, f := range files {
-		if f.path == "" {
-			continue
-		}
-		if err := writeOut(f.path, stdout, f.write); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-		}
-	}
-	return nil
-}
-
-// writeOut writes an output file with write; "-" is stdout, the command's
-// own (which is not always os.Stdout: tests run gb in-process).
-func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == outfile.Stdout && stdout != nil {
-		return write(stdout)
-	}
-	return outfile.Write(path, 0o600, write)
 }
 
 // validRamp refuses a ramp gb cannot have written (see
