@@ -158,7 +158,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		return nil, err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "gb capacity: %v\n", err)
+		fmt.Fprintf(stderr, "gb capacity: %s\n", explain(err))
 		return exitFailure
 	}
 	rep.Outcome = *out
@@ -167,7 +167,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		{"--json", co.jsonFile, rep.WriteJSON},
 		{"--html", co.htmlFile, func(w io.Writer) error { return report.HTMLCapacityReport(w, rep) }},
 	}, stdout); err != nil {
-		fmt.Fprintf(stderr, "gb capacity: %v\n", err)
+		fmt.Fprintf(stderr, "gb capacity: %s\n", explain(err))
 		return exitFailure
 	}
 	switch out.Status {

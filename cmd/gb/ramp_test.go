@@ -209,6 +209,21 @@ func TestRampNon2xx(t *testing.T) {
 	}
 }
 
+// TestRampFileFails: an output file that cannot be written at the end
+// (/dev/full takes no byte) is one line naming gb ramp and the file, and
+// exit 1; the steps ran and were printed.
+func TestRampFileFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	srv := testsupport.Server(t, testserver.Options{})
+	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "1", "--per-user", "3", "--pause", "0", "--json", "/dev/full", srv.URL()+"/hello")
+	if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gb ramp: cannot write --json /dev/full: ") ||
+		!strings.Contains(r.stdout, "saturation:") {
+		t.Errorf("exit %d; stderr %q; stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+}
+
 // TestRampJSONToStdout: with --json -, the process's stdout carries the
 // JSON alone and the step lines go to stderr. It runs the binary: the JSON
 // goes to the process's standard output, not to run's stdout writer.

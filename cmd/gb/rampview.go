@@ -70,7 +70,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	})
 	stopLive()
 	if err != nil {
-		fmt.Fprintf(r.stderr, "gb: %v\n", err)
+		fmt.Fprintf(r.stderr, "gb ramp: %s\n", explain(err))
 		return exitFailure
 	}
 	code := exitOK
@@ -88,7 +88,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	r.rp = r.label(&out.Ramp)
 	_ = report.RampSummary(r.stdout, r.rp)
 	if err := r.writeFiles(true); err != nil {
-		fmt.Fprintf(r.stderr, "gb: %v\n", err)
+		fmt.Fprintf(r.stderr, "gb ramp: %s\n", explain(err))
 		return exitFailure
 	}
 	if strings.HasSuffix(r.ro.plotFile, ".gp") {
