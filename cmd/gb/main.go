@@ -36,6 +36,7 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -92,6 +93,13 @@ func (w *stdoutWriter) Write(p []byte) (int, error) {
 
 // Fd is the descriptor of the file under w.
 func (w *stdoutWriter) Fd() uintptr { return w.f.Fd() }
+
+// isTerminal reports whether w is a terminal (an *os.File or gb's
+// stdoutWriter over one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // exitCode is gb's exit code given the command's: 1 instead of 0 when
 // stdout closed before all was written (the run's files were written; a
