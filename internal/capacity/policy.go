@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -67,18 +68,19 @@ func (p Policy) Prober(step StepFunc) RunFunc {
 			return Probe{}, err
 		}
 		if res.Complete() == 0 && res.Counts.Dispatched > 0 && ctx.Err() == nil {
-			return Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, commonError(res.Counts.Errors))
+			return Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, cmp.Or(MostCommonError(res.Counts.Errors), "every request failed"))
 		}
 		return Judge(res, conns, p.SLOs, p.MaxErrors), nil
 	}
 }
 
-// commonError is the most frequent failure message, or "every request
-// failed" when none was kept.
-func commonError(errs map[string]int64) string {
-	msg, n := "every request failed", int64(0)
+// MostCommonError is the most frequent of a run's failure messages
+// (stats.Counts.Errors; a tie goes to the first in byte order), or ""
+// when none was kept.
+func MostCommonError(errs map[string]int64) string {
+	msg, n := "", int64(0)
 	for m, c := range errs {
-		if c > n || c == n && m < msg {
+		if c > n || c == n && c > 0 && m < msg {
 			msg, n = m, c
 		}
 	}

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 
+	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/stats"
 )
@@ -140,19 +142,8 @@ func stoppedSummary(w io.Writer, by string, s *stats.Result, n int) error {
 		what = fmt.Sprintf("%d responses, then none", s.Complete())
 	}
 	_, err := fmt.Fprintf(w, "server stopped answering: step %d, %s %s: %s; %d failed to connect (%s); not a saturation point\n",
-		n, loadName(by), loadString(by, s), what, s.Breakdown().Connect, defuseControls(mostCommon(s.Counts.Errors)))
+		n, loadName(by), loadString(by, s), what, s.Breakdown().Connect, defuseControls(cmp.Or(capacity.MostCommonError(s.Counts.Errors), "no message")))
 	return err
-}
-
-// mostCommon is the most frequent failure message, or "no message".
-func mostCommon(errs map[string]int64) string {
-	msg, n := "no message", int64(0)
-	for m, c := range errs {
-		if c > n || c == n && m < msg {
-			msg, n = m, c
-		}
-	}
-	return msg
 }
 
 // missedSummary writes the conclusion of a ramp whose step n (1-based)
