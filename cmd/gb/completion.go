@@ -130,7 +130,7 @@ var usageOption = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // usageFlags lists the options a command's usage text shows, for the
-// commands that parse their few options by hand (serve, compare) and any
+// command that parses its few options by hand (compare) and any
 // command without an option table.
 func usageFlags(usage func(io.Writer)) []compFlag {
 	var b strings.Builder
@@ -172,6 +172,8 @@ func completionTable() []compCommand {
 			c.flags, c.words = slices.Concat(specFlags(k8sSpecs), ab), []string{"job"}
 		case "compare":
 			c.flags, c.files = usageFlags(commands[name].usage), true
+		case "serve":
+			c.flags = specFlags(serveSpecs)
 		case "help":
 			c.flags, c.words = []compFlag{}, commandNames()
 		case "completion":
