@@ -77,25 +77,6 @@ func (o *options) checkScript() error {
 	return nil
 }
 
-// parseAll parses the options before the URL, as ab takes them, and
-// those after it (or after several URLs), as hey and oha take them (gb
-// URL -n 10).
-func parseAll(args []string, specs []flagSpec, o *options) ([]string, error) {
-	rest, err := getopt.Parse(args, specs, o)
-	k := 0
-	for k < len(rest) && !strings.HasPrefix(rest[k], "-") {
-		k++
-	}
-	if err != nil || k == 0 || k == len(rest) {
-		return rest, err
-	}
-	more, err := getopt.Parse(rest[k:], specs, o)
-	if err == nil && len(more) > 0 { // URLs come together, before or after the options
-		err = getopt.Errorf(true, "wrong number of arguments")
-	}
-	return append(rest[:k], more...), err
-}
-
 // plan turns the command line into a checked gb.Plan: ab's own checks
 // first (in ab's order), then the output files and the body file, then
 // everything gb.NewPlan checks. Warnings during the run go to stderr.
@@ -161,25 +142,11 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 	return gb.NewPlan(cfg, opts...)
 }
 
-// checkFiles checks the output files before the run: each writable, and
-// no two on one path (two outputs on stdout would interleave).
+// checkFiles checks the output files before the run (checkOutputs).
 func (o *options) checkFiles() error {
-	seen := map[string]string{}
-	for _, f := range [][2]string{{"-g", o.gnuplotFile}, {"-e", o.csvFile}, {"--json", o.jsonFile}, {"--html", o.htmlFile},
-		{"--hgrm", o.hgrmFile}, {"--hlog", o.hlogFile}, {"--junit", o.junitFile}, {"--bench-out", o.benchOut}, {"--pgo", o.pgoFile}} {
-		flag, path := f[0], f[1]
-		if path == "" {
-			continue
-		}
-		if other, dup := seen[path]; dup {
-			return getopt.Errorf(false, "%s and %s both write to %s: give each its own file", other, flag, path)
-		}
-		seen[path] = flag
-		if err := outfile.Check(path); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", flag, path, err)
-		}
-	}
-	return nil
+	return checkOutputs([]reportFile{{"-g", o.gnuplotFile, nil}, {"-e", o.csvFile, nil}, {"--json", o.jsonFile, nil},
+		{"--html", o.htmlFile, nil}, {"--hgrm", o.hgrmFile, nil}, {"--hlog", o.hlogFile, nil}, {"--junit", o.junitFile, nil},
+		{"--bench-out", o.benchOut, nil}, {"--pgo", o.pgoFile, nil}})
 }
 
 // execute runs the plan and prints and writes its results.
@@ -333,33 +300,6 @@ func repeatRuns(p *gb.Plan, o *options, sig <-chan os.Signal, opts []gb.Option) 
 		return nil, nil
 	})
 	return s, err
-}
-
-// atExit holds what must happen even when a second signal makes gb exit
-// at once (gb demo stops its server child).
-var atExit []func()
-
-// runSignalled runs f with a context that the first signal cancels (the
-// load stops and its result is still reported); a second signal exits at
-// once.
-func runSignalled(sig <-chan os.Signal, f func(context.Context) (*gb.Result, error)) (*gb.Result, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sig:
-			cancel()
-			select {
-			case <-sig:
-				exitNow()
-			case <-done:
-			}
-		case <-done:
-		}
-	}()
-	return f(ctx)
 }
 
 // readBody reads the -p or -u file: a regular file, read once.

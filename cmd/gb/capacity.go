@@ -14,9 +14,9 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
+	"github.com/gb-bench/gb/stats"
 )
 
 const capacityUsage = `Usage: gb capacity --slo EXPR [--slo EXPR ...] [options] URL
@@ -99,36 +99,10 @@ var capacitySpecs = []getopt.Spec[capacityOptions]{
 	getopt.New(0, "help", "", "", func(o *capacityOptions, _ string) error { o.help = true; return nil }),
 }
 
-// parseShare parses --max-errors: a percentage from 0 to 100, "%"
-// optional, as a share 0..1.
-func parseShare(v string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || !(f >= 0 && f <= 100) {
-		return 0, errors.New("want a percentage from 0 to 100 (1%)")
-	}
-	return f / 100, nil
-}
-
-// parseRate parses a rate in requests per second: a positive whole number.
-func parseRate(v string) (int64, error) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 || n > 1e9 {
-		return 0, errors.New("want requests per second, a positive whole number")
-	}
-	return n, nil
-}
-
-// Defaults of gb capacity.
-const (
-	defaultRateMin        = 100
-	defaultCapacityStep   = 10 * time.Second
-	defaultCapacityWarmup = 2 * time.Second
-)
-
 // capacityCmd is gb capacity: the highest rate within the SLOs, a line per
 // probe, the answer, and the JSON and HTML files.
 func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	co := capacityOptions{rateMin: defaultRateMin, stepTime: defaultCapacityStep, warmup: defaultCapacityWarmup,
+	co := capacityOptions{rateMin: capacity.DefaultRateMin, stepTime: capacity.DefaultStepTime, warmup: capacity.DefaultWarmup,
 		maxErrors: capacity.DefaultMaxErrors}
 	rest, err := getopt.Parse(args, capacitySpecs, &co)
 	switch {
@@ -155,10 +129,8 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	p, err := gb.NewPlan(gb.Config{URL: rest[0], KeepAlive: true, Engine: gb.EngineGoroutine, Compressed: co.compressed,
 		Concurrency: 1, Duration: co.stepTime, Warmup: co.warmup, Rate: gb.Rate{Freq: co.rateMin}},
 		gb.WithCommand(argv), gb.WithWarnings(func(s string) { fmt.Fprintf(stderr, "gb capacity: warning: %s\n", s) }))
-	for _, f := range []string{co.jsonFile, co.htmlFile} {
-		if err == nil && f != "" {
-			err = outfile.Check(f)
-		}
+	if err == nil {
+		err = checkOutputs([]reportFile{{"--json", co.jsonFile, nil}, {"--html", co.htmlFile, nil}})
 	}
 	if err != nil {
 		return failCapacity(stderr, err)
@@ -170,30 +142,23 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s, errors at most %s; probes of %v after %v warm-up\n",
 		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)
 	_ = capacity.Header(stdout)
-	probe := func(ctx context.Context, rate int64, conns int) (capacity.Probe, error) {
-		cfg := p.Config()
-		cfg.Rate, cfg.Requests, cfg.Duration = gb.Rate{Freq: rate}, probeRequests(rate, co.stepTime), probeCap(co.stepTime)
-		cfg.Concurrency = int(min(int64(conns), cfg.Requests))
-		res, err := p.Step(ctx, cfg)
-		if err != nil {
-			return capacity.Probe{}, err
-		}
-		if res.Complete() == 0 && res.Counts.Dispatched > 0 && ctx.Err() == nil {
-			return capacity.Probe{}, fmt.Errorf("no response at %d req/s: %s", rate, commonError(res.Counts.Errors))
-		}
-		return capacity.Judge(res, conns, slos, co.maxErrors), nil
-	}
+	run := capacity.Policy{StepTime: co.stepTime, SLOs: slos, MaxErrors: co.maxErrors}.Prober(
+		func(ctx context.Context, l capacity.Load) (*stats.Result, error) {
+			cfg := p.Config()
+			cfg.Rate, cfg.Requests, cfg.Duration, cfg.Concurrency = gb.Rate{Freq: l.Rate}, l.Requests, l.Duration, l.Conns
+			return p.Step(ctx, cfg)
+		})
 	n := 0
 	each := func(pr capacity.Probe) { n++; _ = capacity.Line(stdout, n, pr) }
 	var out *capacity.Outcome
 	_, err = runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
 		var err error
 		out, err = capacity.Search(ctx, capacity.Config{RateMin: co.rateMin, RateMax: co.rateMax,
-			Precision: co.precision, Conns: co.conns}, probe, each)
+			Precision: co.precision, Conns: co.conns}, run, each)
 		return nil, err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "gb capacity: %v\n", err)
+		fmt.Fprintf(stderr, "gb capacity: %s\n", explain(err))
 		return exitFailure
 	}
 	rep.Outcome = *out
@@ -202,7 +167,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		{"--json", co.jsonFile, rep.WriteJSON},
 		{"--html", co.htmlFile, func(w io.Writer) error { return report.HTMLCapacityReport(w, rep) }},
 	}, stdout); err != nil {
-		fmt.Fprintf(stderr, "gb capacity: %v\n", err)
+		fmt.Fprintf(stderr, "gb capacity: %s\n", explain(err))
 		return exitFailure
 	}
 	switch out.Status {
@@ -212,29 +177,6 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		return exitThresholds
 	}
 	return exitFailure
-}
-
-// probeRequests is a probe's budget: the requests its rate schedules
-// over the step time (at least one). A probe ends by its count, so a
-// request is dropped only when it was not sent by probeCap.
-func probeRequests(rate int64, step time.Duration) int64 {
-	return max(1, int64(float64(rate)*step.Seconds()+0.5))
-}
-
-// probeCap is a probe's time limit: the step time and half again (at
-// least a second), for a server that falls behind.
-func probeCap(step time.Duration) time.Duration { return step + max(step/2, time.Second) }
-
-// commonError is the most frequent failure message, or "every request
-// failed" when none was kept.
-func commonError(errs map[string]int64) string {
-	msg, n := "every request failed", int64(0)
-	for m, c := range errs {
-		if c > n || c == n && m < msg {
-			msg, n = m, c
-		}
-	}
-	return msg
 }
 
 // failCapacity prints err as one line and returns its exit code: 22 for

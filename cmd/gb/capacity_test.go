@@ -181,6 +181,8 @@ func TestCapacityUsage(t *testing.T) {
 		{[]string{"--slo", "p99<5ms", "--max-errors", "lots", url}, "--max-errors"},
 		{[]string{"--slo", "p99<5ms", "--bogus", url}, "bogus"},
 		{[]string{"--slo", "p99<5ms", "ftp://127.0.0.1/"}, "ftp"},
+		{[]string{"--slo", "p99<5ms", "--json", "same.out", "--html", "same.out", url}, "--json and --html both write to same.out"},
+		{[]string{"--slo", "p99<5ms", "--json", "-", "--html", "-", url}, "--json and --html both write to -"},
 	} {
 		r := runCapacity(t, tc.args...)
 		if r.code != exitUsage || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 ||

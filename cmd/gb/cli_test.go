@@ -217,7 +217,7 @@ func TestReportGolden(t *testing.T) {
 // testdata/serve-usage.golden.
 func TestServeUsage(t *testing.T) {
 	var all strings.Builder
-	for _, args := range [][]string{{"serve", "-h"}, {"serve", "--bogus"}, {"serve", "--addr"}, {"serve", "--addr", "10.0.0.1:80"}, {"serve", "--addr", "nocolon"}, {"serve", "--unix"}} {
+	for _, args := range [][]string{{"serve", "-h"}, {"serve", "--bogus"}, {"serve", "--addr"}, {"serve", "--addr", "10.0.0.1:80"}, {"serve", "--addr", "nocolon"}, {"serve", "--unix"}, {"serve", "--unix="}, {"serve", "--tl"}, {"serve", "stray"}} {
 		r := runGB(t, args...)
 		if r.code != 22 || r.stdout != "" {
 			t.Errorf("gb %q: exit %d, stdout %q", args, r.code, r.stdout)

@@ -139,67 +139,43 @@ func checkLimits(t *compare.Table, limits []compare.Limit, stdout io.Writer) int
 	return exitOK
 }
 
-// parseCompare parses gb compare's arguments: options (--name value or
-// --name=value) anywhere before "--", files in order.
+// compareSpecs are gb compare's options. Their setters return
+// getopt.Errors, so that a bad value's message stands as written.
+var compareSpecs = []getopt.Spec[compareOptions]{
+	getopt.New(0, "max-regression", "METRIC=±N%", "", func(co *compareOptions, v string) error {
+		l, err := compare.ParseLimit(v)
+		if err != nil {
+			return getopt.Errorf(false, "%v", err)
+		}
+		co.limits = append(co.limits, l)
+		return nil
+	}),
+	getopt.New(0, "profile-diff-dir", "DIR", "", func(co *compareOptions, v string) error {
+		if v == "" {
+			return getopt.Errorf(false, "--profile-diff-dir needs a directory")
+		}
+		co.diffDir = v
+		return nil
+	}),
+	getopt.New(0, "top", "N", "", func(co *compareOptions, v string) (err error) {
+		if co.top, err = strconv.Atoi(v); err != nil || co.top < 0 || co.top > 1000 {
+			return getopt.Errorf(false, "--top %q: want a number from 0 to 1000", v)
+		}
+		return nil
+	}),
+	getopt.New(0, "help", "", "", func(co *compareOptions, _ string) error { co.help = true; return nil }),
+	getopt.New('h', "", "", "", func(co *compareOptions, _ string) error { co.badHelp = true; return nil }),
+}
+
+// parseCompare parses gb compare's arguments: options anywhere before
+// "--", files in order.
 func parseCompare(args []string) (*compareOptions, error) {
 	co := &compareOptions{top: 5}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			co.files = append(co.files, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			co.files = append(co.files, a)
-			continue
-		}
-		name, value, has := strings.Cut(a, "=")
-		arg := func() (string, error) {
-			if has {
-				return value, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s needs a value (see gb compare --help)", name)
-			}
-			i++
-			return args[i], nil
-		}
-		var err error
-		switch name {
-		case "--max-regression":
-			var v string
-			if v, err = arg(); err == nil {
-				var l compare.Limit
-				if l, err = compare.ParseLimit(v); err == nil {
-					co.limits = append(co.limits, l)
-				}
-			}
-		case "--profile-diff-dir":
-			co.diffDir, err = arg()
-			if err == nil && co.diffDir == "" {
-				err = errors.New("--profile-diff-dir needs a directory")
-			}
-		case "--top":
-			var v string
-			if v, err = arg(); err == nil {
-				if co.top, err = strconv.Atoi(v); err != nil || co.top < 0 || co.top > 1000 {
-					err = fmt.Errorf("--top %q: want a number from 0 to 1000", v)
-				}
-			}
-		case "--help":
-			co.help = true
-		case "-h":
-			co.badHelp = true
-		default:
-			err = fmt.Errorf("unknown option %q (see gb compare --help)", a)
-			if near := getopt.Nearest(strings.TrimLeft(name, "-"), []string{"max-regression", "profile-diff-dir", "top", "help"}); near != "" {
-				err = fmt.Errorf("unknown option %s; did you mean --%s?", name, near)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
+	files, err := getopt.ParseAnywhere(args, compareSpecs, co)
+	if err != nil {
+		return nil, err
 	}
+	co.files = files
 	if !co.help && !co.badHelp && len(co.files) < 2 {
 		return nil, errors.New("want OLD.json and at least one NEW.json (see gb compare --help)")
 	}

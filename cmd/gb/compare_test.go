@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/compare"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -209,7 +209,7 @@ func benchstatReads(t *testing.T, dir, old, new string) {
 		}
 		txt := strings.TrimSuffix(in, ".json") + ".txt"
 		var b bytes.Buffer
-		if err := report.BenchFormat(&b, "endpoint", rs.Runs); err != nil {
+		if err := compare.BenchFormat(&b, "endpoint", rs.Runs); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(txt, b.Bytes(), 0o644); err != nil {
@@ -257,8 +257,10 @@ func TestCompareBadInput(t *testing.T) {
 		{"one file", []string{c2}, 22, `gb compare: want OLD\.json and at least one NEW\.json \(see gb compare --help\)\n`},
 		{"bad limit", []string{"--max-regression", "p99<10ms", c2, c4}, 22, `gb compare: max-regression "p99<10ms": want METRIC=\+N% or METRIC=-N%, e\.g\. p99=\+10%\n`},
 		{"wrong sign", []string{"--max-regression", "rps=+5%", c2, c4}, 22, `gb compare: max-regression "rps=\+5%": rps regresses the other way, write rps=-5%\n`},
-		{"no value", []string{c2, c4, "--max-regression"}, 22, `gb compare: option --max-regression needs a value \(see gb compare --help\)\n`},
-		{"unknown", []string{"--bogus", c2, c4}, 22, `gb compare: unknown option "--bogus" \(see gb compare --help\)\n`},
+		{"no value", []string{c2, c4, "--max-regression"}, 22, `gb compare: option requires an argument -- max-regression\n`},
+		{"unknown", []string{"--bogus", c2, c4}, 22, `gb compare: unknown option --bogus\n`},
+		{"bad dir", []string{"--profile-diff-dir=", c2, c4}, 22, `gb compare: --profile-diff-dir needs a directory\n`},
+		{"stdin and a file", []string{"--top=3", "-", c2, "--", "--odd.json"}, 1, `gb compare: .*\n`},
 		{"bad top", []string{"--top", "x", c2, c4}, 22, `gb compare: --top "x": want a number from 0 to 1000\n`},
 		{"-h", []string{"-h"}, 22, `(?s)Usage: gb compare .*Exit codes: .*\n`},
 		{"differs", []string{c2, c4}, 0, `gb compare: warning: .*c4\.json differs from .*c2\.json in method \(GET vs HEAD\), concurrency \(2 vs 4\)\n`},

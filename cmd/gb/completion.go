@@ -129,8 +129,7 @@ var usageOption = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^ {2,6}(?:-([A-Za-z]),? ?)?--([a-z0-9][a-z0-9-]*)(?:[ =]([A-Za-z][A-Za-z:/.=±%N]*))?`)
 })
 
-// usageFlags lists the options a command's usage text shows, for the
-// commands that parse their few options by hand (serve, compare) and any
+// usageFlags lists the options a command's usage text shows, for any
 // command without an option table.
 func usageFlags(usage func(io.Writer)) []compFlag {
 	var b strings.Builder
@@ -171,7 +170,9 @@ func completionTable() []compCommand {
 		case "k8s":
 			c.flags, c.words = slices.Concat(specFlags(k8sSpecs), ab), []string{"job"}
 		case "compare":
-			c.flags, c.files = usageFlags(commands[name].usage), true
+			c.flags, c.files = specFlags(compareSpecs), true
+		case "serve":
+			c.flags = specFlags(serveSpecs)
 		case "help":
 			c.flags, c.words = []compFlag{}, commandNames()
 		case "completion":

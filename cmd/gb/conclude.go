@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/compare"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
@@ -200,7 +201,7 @@ func writeFiles(s *series, res *gb.Result, verdicts []threshold.Result, o *optio
 		{"--hgrm", o.hgrmFile, func(w io.Writer) error { return report.HGRM(w, res) }},
 		{"--hlog", o.hlogFile, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"--bench-out", o.benchOut, func(w io.Writer) error {
-			return report.BenchFormat(w, report.BenchName(res.Target.Path), s.runs)
+			return compare.BenchFormat(w, compare.BenchName(res.Target.Path), s.runs)
 		}},
 		{"--junit", o.junitFile, func(w io.Writer) error {
 			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, verdicts)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/compare"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -62,7 +62,7 @@ func TestCompareDiagnosisRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := report.BenchFormat(&b, "mutex", rs.Runs); err != nil {
+	if err := compare.BenchFormat(&b, "mutex", rs.Runs); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "Unit diag-wait-mutex-ns/op better=lower\n") ||

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/outfile"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -91,6 +93,13 @@ func (w *stdoutWriter) Write(p []byte) (int, error) {
 
 // Fd is the descriptor of the file under w.
 func (w *stdoutWriter) Fd() uintptr { return w.f.Fd() }
+
+// isTerminal reports whether w is a terminal (an *os.File or gb's
+// stdoutWriter over one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // exitCode is gb's exit code given the command's: 1 instead of 0 when
 // stdout closed before all was written (the run's files were written; a
@@ -212,6 +221,33 @@ func exitOnSignal(name string, sig <-chan os.Signal, stderr io.Writer, nth int) 
 		exitNow()
 	}()
 	return func() { close(done) }
+}
+
+// atExit holds what must happen even when a second signal makes gb exit
+// at once (gb demo stops its server child).
+var atExit []func()
+
+// runSignalled runs f with a context that the first signal cancels (the
+// load stops and its result is still reported); a second signal exits at
+// once.
+func runSignalled(sig <-chan os.Signal, f func(context.Context) (*gb.Result, error)) (*gb.Result, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+			select {
+			case <-sig:
+				exitNow()
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
+	return f(ctx)
 }
 
 // exitNow exits 1 at once, after atExit and with no temporary output file

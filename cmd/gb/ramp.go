@@ -57,14 +57,7 @@ func rampSpecs(ro *rampOptions) []flagSpec {
 		return func(_ *options, v string) (err error) { *dst, err = getopt.Positive(v); return err }
 	}
 	rate := func(dst *int64) func(*options, string) error {
-		return func(_ *options, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 || n > 1e9 {
-				return errors.New("want requests per second, a positive whole number")
-			}
-			*dst = n
-			return nil
-		}
+		return func(_ *options, v string) (err error) { *dst, err = parseRate(v); return err }
 	}
 	file := func(dst *string) func(*options, string) error {
 		return func(_ *options, v string) error { *dst = v; return nil }
@@ -176,7 +169,7 @@ func rampCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int 
 	if err != nil {
 		return failRamp(stderr, err)
 	}
-	o.cfg, o.requestsSet = stepConfig(o.cfg, spec.Largest()), spec.By != report.ByRate // ab's checks see the largest step
+	o.cfg, o.requestsSet = stepConfig(o.cfg, spec.Largest()), spec.By != ramp.ByRate // ab's checks see the largest step
 	argv := redactArgs(append([]string{"ramp"}, args...))
 	p, err := o.plan(rest[0], argv, stderr)
 	if err == nil {
@@ -247,14 +240,14 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 		return ramp.Spec{}, getopt.Errorf(false, "--to %d: concurrency is at most %d", ro.to, gb.MaxConcurrency)
 	}
 	o.cfg.Engine = gb.EngineGoroutine
-	s := ramp.Spec{By: report.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
+	s := ramp.Spec{By: ramp.ByConcurrency, PerUser: ro.perUser, StepTime: ro.stepTime,
 		Pause: ro.pause, MaxSockets: ro.maxSockets, MaxErrors: ro.maxErrors}
 	var err error
 	if conc {
 		s.Levels, err = ramp.Levels("--from", "--to", int64(ro.from), int64(ro.to), int64(ro.step))
 		return s, asUsage(err)
 	}
-	s.By, s.StepTime = report.ByRate, cmp.Or(ro.stepTime, ramp.DefaultStepTime)
+	s.By, s.StepTime = ramp.ByRate, cmp.Or(ro.stepTime, ramp.DefaultStepTime)
 	if s.Levels, err = ramp.Levels("--rate-from", "--rate-to", ro.rateFrom, ro.rateTo, ro.rateStep); err != nil {
 		return s, asUsage(err)
 	}
@@ -264,32 +257,23 @@ func (ro *rampOptions) spec(o *options) (ramp.Spec, error) {
 	return s, nil
 }
 
-// checkFiles checks the output files before the first step; at most one
-// may be "-" (stdout).
+// checkFiles checks the output files before the first step
+// (checkOutputs); --plot cannot be stdout.
 func (ro *rampOptions) checkFiles() error {
-	stdoutFiles := 0
+	var files []reportFile
 	for _, f := range ro.files() {
-		if f.path == "-" {
-			stdoutFiles++
-			if f.flag == "--plot" {
-				return getopt.Errorf(false, "--plot -: give a file name (file.png, or file.gp for a gnuplot script too)")
-			}
-			continue
+		if f.flag == "--plot" && f.path == outfile.Stdout {
+			return getopt.Errorf(false, "--plot -: give a file name (file.png, or file.gp for a gnuplot script too)")
 		}
-		if err := outfile.Check(f.path); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-		}
+		files = append(files, reportFile{f.flag, f.path, nil})
 	}
-	if stdoutFiles > 1 {
-		return getopt.Errorf(false, "only one output file may be - (stdout)")
-	}
-	return nil
+	return checkOutputs(files)
 }
 
 // rampFile is one output file of gb ramp.
 type rampFile struct {
 	flag, path string
-	write      func(io.Writer, *report.Ramp) error
+	write      func(io.Writer, *ramp.Ramp) error
 }
 
 // files returns the output files asked for, in the order written.
@@ -300,13 +284,13 @@ func (ro *rampOptions) files() []rampFile {
 	}
 	all := []rampFile{
 		{"--csv", ro.csvFile, report.RampCSV},
-		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *report.Ramp) error { return report.RampAutobench(w, rp, sep) }},
+		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *ramp.Ramp) error { return report.RampAutobench(w, rp, sep) }},
 		{"--plot", ro.plotFile, report.RampPNG},
 		{"--json", ro.jsonFile, report.RampJSON},
 		{"--html", ro.htmlFile, report.HTMLRampReport},
 	}
 	if strings.HasSuffix(ro.plotFile, ".gp") {
-		all[2].write = func(w io.Writer, rp *report.Ramp) error {
+		all[2].write = func(w io.Writer, rp *ramp.Ramp) error {
 			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
 		}
 		all = append(all, rampFile{"--plot", pngPath(ro.plotFile), report.RampPNG})

@@ -13,20 +13,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
 // readRamp reads gb ramp's --json file.
-func readRamp(t *testing.T, path string) *report.Ramp {
+func readRamp(t *testing.T, path string) *ramp.Ramp {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal(b, &rp); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -51,7 +51,7 @@ func csvRows(t *testing.T, path string) [][]string {
 // with the saturation step its JSON names, whichever step the machine's
 // speed made it (the rule itself is tested on scripted steps in package
 // report).
-func checkSaturation(t *testing.T, r result, rp *report.Ramp, gp string) {
+func checkSaturation(t *testing.T, r result, rp *ramp.Ramp, gp string) {
 	t.Helper()
 	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) || rp.Stopped != 0 {
 		t.Fatalf("saturation step %d, stopped step %d of %d steps", rp.Saturation, rp.Stopped, len(rp.Steps))
@@ -95,7 +95,7 @@ func TestRampConcurrencySteps(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	rp := readRamp(t, f("ramp.json"))
-	if len(rp.Steps) != 4 || rp.By != report.ByConcurrency || rp.MaxErrors != 0.01 {
+	if len(rp.Steps) != 4 || rp.By != ramp.ByConcurrency || rp.MaxErrors != 0.01 {
 		t.Fatalf("%d steps by %q, max errors %v; want 4 by concurrency, 1%%", len(rp.Steps), rp.By, rp.MaxErrors)
 	}
 	checkSaturation(t, r, rp, f("ramp.gp"))
@@ -166,7 +166,7 @@ func TestRampRateSteps(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	rp := readRamp(t, filepath.Join(dir, "ramp.json"))
-	if len(rp.Steps) != 4 || rp.By != report.ByRate || !strings.Contains(r.stdout, "rate/s") {
+	if len(rp.Steps) != 4 || rp.By != ramp.ByRate || !strings.Contains(r.stdout, "rate/s") {
 		t.Fatalf("%d steps by %q; stdout:\n%s", len(rp.Steps), rp.By, r.stdout)
 	}
 	checkSaturation(t, r, rp, filepath.Join(dir, "r.gp"))
@@ -209,6 +209,21 @@ func TestRampNon2xx(t *testing.T) {
 	}
 }
 
+// TestRampFileFails: an output file that cannot be written at the end
+// (/dev/full takes no byte) is one line naming gb ramp and the file, and
+// exit 1; the steps ran and were printed.
+func TestRampFileFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	srv := testsupport.Server(t, testserver.Options{})
+	r := runGB(t, "ramp", "-k", "--from", "1", "--to", "1", "--per-user", "3", "--pause", "0", "--json", "/dev/full", srv.URL()+"/hello")
+	if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gb ramp: cannot write --json /dev/full: ") ||
+		!strings.Contains(r.stdout, "saturation:") {
+		t.Errorf("exit %d; stderr %q; stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+}
+
 // TestRampJSONToStdout: with --json -, the process's stdout carries the
 // JSON alone and the step lines go to stderr. It runs the binary: the JSON
 // goes to the process's standard output, not to run's stdout writer.
@@ -218,7 +233,7 @@ func TestRampJSONToStdout(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal([]byte(r.stdout), &rp); err != nil {
 		t.Fatalf("stdout is not the JSON alone: %v\n%s", err, r.stdout)
 	}
@@ -322,7 +337,9 @@ func TestRampBadOptions(t *testing.T) {
 		{[]string{"--from", "1", "--to", "5", "--step-time", "0", url}, 22, `gb ramp: invalid value "0" for --step-time`},
 		{[]string{"--from", "1", "--to", "5", "--max-sockets", "-1", url}, 22, `gb ramp: invalid value "-1" for --max-sockets`},
 		{[]string{"--from", "1", "--to", "5", "--max-errors", "120%", url}, 22, `gb ramp: invalid value "120%" for --max-errors`},
-		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb ramp: only one output file may be -"},
+		{[]string{"--from", "1", "--to", "5", "--csv", "-", "--json", "-", url}, 22, "gb ramp: --csv and --json both write to -: give each its own file"},
+		{[]string{"--from", "1", "--to", "5", "--csv", "same.out", "--json", "same.out", url}, 22, "gb ramp: --csv and --json both write to same.out"},
+		{[]string{"--from", "1", "--to", "5", "--csv", "r.png", "--plot", "r.gp", url}, 22, "gb ramp: --csv and --plot both write to r.png"},
 		{[]string{"--from", "1", "--to", "5"}, 22, "gb ramp: want one URL"},
 		{[]string{"--from", "1", "--to", "5", "-j", url}, 22, "gb ramp: illegal option -- j"},
 		{[]string{"--bogus", url}, 22, "gb ramp: unknown option --bogus"},

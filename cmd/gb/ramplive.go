@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/term"
-
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
@@ -55,13 +53,6 @@ func (rl *rampLive) addRow(write func(io.Writer) error) {
 // lines the panel would cover.
 func wantRampLive(o *options, stderr io.Writer) bool {
 	return !o.quiet && o.verbosity < 2 && (o.live == "on" || o.live != "off" && isTerminal(stderr))
-}
-
-// isTerminal reports whether w is a terminal (an *os.File or gb's
-// stdoutWriter over one).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(interface{ Fd() uintptr })
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newRampLive starts the panel on w for spec's first step.

@@ -19,7 +19,7 @@ import (
 // limits are that step's; nothing outgrows 80 columns.
 func TestRampLiveView(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	spec := ramp.Spec{By: report.ByConcurrency, Levels: []int64{1, 2, 4}, PerUser: 50}
+	spec := ramp.Spec{By: ramp.ByConcurrency, Levels: []int64{1, 2, 4}, PerUser: 50}
 	base := gb.Config{URL: srv.URL() + "/hello", KeepAlive: true}
 	p, err := gb.NewPlan(stepConfig(base, spec.Largest()))
 	if err != nil {
@@ -69,7 +69,7 @@ func TestRampLiveView(t *testing.T) {
 // only the ones the step opened.
 func TestRampLiveCountsCarriedConnections(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	spec := ramp.Spec{By: report.ByConcurrency, Levels: []int64{2, 4}, PerUser: 20}
+	spec := ramp.Spec{By: ramp.ByConcurrency, Levels: []int64{2, 4}, PerUser: 20}
 	base := gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Engine: gb.EngineGoroutine}
 	plan, err := gb.NewPlan(stepConfig(base, spec.Largest()))
 	if err != nil {

@@ -21,8 +21,8 @@ type rampRun struct {
 	o      *options
 	ro     *rampOptions
 	spec   ramp.Spec
-	argv   []string     // the command line, redacted
-	rp     *report.Ramp // the steps so far
+	argv   []string   // the command line, redacted
+	rp     *ramp.Ramp // the steps so far
 	cut    *stats.Result
 	stdout io.Writer
 	stderr io.Writer
@@ -57,7 +57,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 		r.p.opts = append(r.p.opts, gb.WithObserver(newObserver(r.stdout, r.o.verbosity)))
 	}
 	_ = report.RampHeader(r.stdout, r.spec.By)
-	r.rp = r.label(&report.Ramp{By: r.spec.By, MaxErrors: r.spec.MaxErrors})
+	r.rp = r.label(&ramp.Ramp{By: r.spec.By, MaxErrors: r.spec.MaxErrors})
 	var out *ramp.Outcome
 	stopLive := r.startLive()
 	_, err := runSignalled(sig, func(ctx context.Context) (*gb.Result, error) {
@@ -70,7 +70,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	})
 	stopLive()
 	if err != nil {
-		fmt.Fprintf(r.stderr, "gb: %v\n", err)
+		fmt.Fprintf(r.stderr, "gb ramp: %s\n", explain(err))
 		return exitFailure
 	}
 	code := exitOK
@@ -88,7 +88,7 @@ func (r *rampRun) run(sig <-chan os.Signal) int {
 	r.rp = r.label(&out.Ramp)
 	_ = report.RampSummary(r.stdout, r.rp)
 	if err := r.writeFiles(true); err != nil {
-		fmt.Fprintf(r.stderr, "gb: %v\n", err)
+		fmt.Fprintf(r.stderr, "gb ramp: %s\n", explain(err))
 		return exitFailure
 	}
 	if strings.HasSuffix(r.ro.plotFile, ".gp") {
@@ -120,13 +120,13 @@ func (r *rampRun) startLive() (stop func()) {
 }
 
 // label names the ramp's format, gb's version and the command line.
-func (r *rampRun) label(rp *report.Ramp) *report.Ramp {
+func (r *rampRun) label(rp *ramp.Ramp) *ramp.Ramp {
 	rp.Version, rp.GBVersion, rp.Command = stats.FormatVersion, gb.Version, r.argv
 	return rp
 }
 
 // stepDone prints step i's line and writes the files so far.
-func (r *rampRun) stepDone(i int, rp *report.Ramp) error {
+func (r *rampRun) stepDone(i int, rp *ramp.Ramp) error {
 	res := rp.Steps[len(rp.Steps)-1]
 	for _, err := range res.Check() {
 		fmt.Fprintf(r.stderr, "gb: BUG: accounting invariant broken: %v (please report this)\n", err)
@@ -151,7 +151,7 @@ func (r *rampRun) intro() {
 	first, last := s.Levels[0], s.Levels[len(s.Levels)-1]
 	fmt.Fprintf(r.stdout, "gb ramp: %s %s\n", t.Method, t.URL)
 	var what string
-	if s.By == report.ByRate {
+	if s.By == ramp.ByRate {
 		what = fmt.Sprintf("rate %d to %d req/s in %d steps of %v over %d connections", first, last, len(s.Levels), s.StepTime, t.Concurrency)
 	} else {
 		what = fmt.Sprintf("concurrency %d to %d in %d steps, %d requests per connection", first, last, len(s.Levels), s.Requests(1))

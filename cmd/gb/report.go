@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/outfile"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
@@ -96,7 +96,7 @@ func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
 
 // reportRamp renders a ramp: its step lines and summary, or its page.
 func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
-	var rp report.Ramp
+	var rp ramp.Ramp
 	if err := json.Unmarshal(b, &rp); err != nil {
 		return fmt.Errorf("not a gb ramp result: %v", err)
 	}
@@ -121,42 +121,13 @@ func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
 	}, stdout)
 }
 
-// reportFile is one output file: its flag, its path ("" = not asked for)
-// and its renderer.
-type reportFile struct {
-	flag, path string
-	write      func(io.Writer) error
-}
-
-// writeAll writes the files asked for; "-" is stdout.
-func writeAll(files []reportFile, stdout io.Writer) error {
-	for _, f := range files {
-		if f.path == "" {
-			continue
-		}
-		if err := writeOut(f.path, stdout, f.write); err != nil {
-			return fmt.Errorf("cannot write %s %s: %v", f.flag, f.path, err)
-		}
-	}
-	return nil
-}
-
-// writeOut writes an output file with write; "-" is stdout, the command's
-// own (which is not always os.Stdout: tests run gb in-process).
-func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == outfile.Stdout && stdout != nil {
-		return write(stdout)
-	}
-	return outfile.Write(path, 0o600, write)
-}
-
 // validRamp refuses a ramp gb cannot have written (see
 // stats.Result.Validate for each step) and makes its strings printable.
-func validRamp(rp *report.Ramp) error {
+func validRamp(rp *ramp.Ramp) error {
 	if len(rp.Steps) == 0 {
 		return fmt.Errorf("a ramp with no steps")
 	}
-	if rp.By != report.ByConcurrency && rp.By != report.ByRate {
+	if rp.By != ramp.ByConcurrency && rp.By != ramp.ByRate {
 		return fmt.Errorf("not a gb ramp result: steps_by %q", rp.By)
 	}
 	if rp.Saturation < 0 || rp.Saturation > len(rp.Steps) {

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/gb-bench/gb/internal/getopt"
 	"github.com/gb-bench/gb/internal/testserver"
@@ -26,18 +26,18 @@ type serveOptions struct {
 func serve(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	so, err := parseServe(args)
 	if err != nil {
-		return fail(stderr, err)
+		return failAs(stderr, "gb serve", err, nil)
 	}
 	if so.help {
 		fmt.Fprint(stderr, serveUsage)
 		return exitUsage
 	}
 	if err := checkLoopback(so.addr, so.public); err != nil {
-		return fail(stderr, err)
+		return failAs(stderr, "gb serve", err, nil)
 	}
 	srv, err := testserver.Start(testserver.Options{Addr: so.addr, TLS: so.tls, NoPprof: so.noPprof, Unix: so.unix})
 	if err != nil {
-		return fail(stderr, fmt.Errorf("serve: %v", err))
+		return failAs(stderr, "gb serve", err, nil)
 	}
 	printServer(stdout, srv)
 	<-sig
@@ -56,55 +56,40 @@ const serveUsage = `Usage: gb serve [--addr 127.0.0.1:8080] [--tls] [--unix PATH
     --public          Allow a non-loopback listen address
 `
 
-// parseServe parses gb serve's options.
-func parseServe(args []string) (*serveOptions, error) {
-	so := &serveOptions{addr: "127.0.0.1:8080"}
-	for i := 0; i < len(args); i++ {
-		name, value, has := cutFlag(args[i])
-		switch name {
-		case "--addr", "--unix":
-			if !has {
-				if i+1 >= len(args) {
-					return nil, getopt.Errorf(false, "serve: option requires an argument -- %s", name[2:])
-				}
-				i++
-				value = args[i]
-			}
-			if name == "--addr" {
-				so.addr = value
-			} else if so.unix = value; value == "" {
-				return nil, getopt.Errorf(false, "serve: --unix needs a socket path")
-			}
-		case "--tls":
-			so.tls = true
-		case "--no-pprof":
-			so.noPprof = true
-		case "--public":
-			so.public = true
-		case "-h", "--help":
-			so.help = true
-		default:
-			return nil, getopt.Errorf(false, "serve: unknown argument %q (see gb serve -h)", args[i])
+// serveSpecs are gb serve's options.
+var serveSpecs = []getopt.Spec[serveOptions]{
+	getopt.New(0, "addr", "host:port", "", func(o *serveOptions, v string) error { o.addr = v; return nil }),
+	getopt.New(0, "tls", "", "", func(o *serveOptions, _ string) error { o.tls = true; return nil }),
+	getopt.New(0, "unix", "PATH", "", func(o *serveOptions, v string) error {
+		if v == "" {
+			return errors.New("want a socket path")
 		}
-	}
-	return so, nil
+		o.unix = v
+		return nil
+	}),
+	getopt.New(0, "no-pprof", "", "", func(o *serveOptions, _ string) error { o.noPprof = true; return nil }),
+	getopt.New(0, "public", "", "", func(o *serveOptions, _ string) error { o.public = true; return nil }),
+	getopt.New('h', "help", "", "", func(o *serveOptions, _ string) error { o.help = true; return nil }),
 }
 
-func cutFlag(a string) (name, value string, has bool) {
-	if !strings.HasPrefix(a, "--") {
-		return a, "", false
+// parseServe parses gb serve's options; it takes no other argument.
+func parseServe(args []string) (*serveOptions, error) {
+	so := &serveOptions{addr: "127.0.0.1:8080"}
+	rest, err := getopt.ParseAnywhere(args, serveSpecs, so)
+	if err == nil && len(rest) > 0 {
+		err = getopt.Errorf(false, "unexpected argument %q (see gb serve -h)", rest[0])
 	}
-	return strings.Cut(a, "=")
+	return so, err
 }
 
 // checkLoopback refuses to listen beyond this machine unless asked to.
 func checkLoopback(addr string, public bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if n, perr := strconv.Atoi(port); err == nil && (perr != nil || n < 0 || n > 65535) {
-		return getopt.Errorf(false, "serve: invalid port %q in --addr (0..65535)", port)
+		return getopt.Errorf(false, "invalid port %q in --addr (0..65535)", port)
 	}
 	if err != nil {
-		return getopt.Errorf(false, "serve: invalid --addr %q: want host:port", addr)
+		return getopt.Errorf(false, "invalid --addr %q: want host:port", addr)
 	}
 	if public {
 		return nil
@@ -113,7 +98,7 @@ func checkLoopback(addr string, public bool) error {
 	if host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return getopt.Errorf(false, "serve: %s is not a loopback address (add --public to listen on it)", host)
+	return getopt.Errorf(false, "%s is not a loopback address (add --public to listen on it)", host)
 }
 
 func printServer(w io.Writer, srv *testserver.Server) {

@@ -17,4 +17,8 @@
 //
 // Search holds the logic and takes the probe as a function, so that it
 // can be tested without a server; Judge turns a gb run into a Probe.
+// Policy holds how a probe is run (LoadAt: its budget, time limit and
+// pool) and judged; its Prober builds Search's probe from the caller's
+// StepFunc, which runs one Load (gb capacity's runs it on a gb.Plan), so
+// the command only parses flags, builds that function and prints.
 package capacity

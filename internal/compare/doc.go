@@ -8,5 +8,7 @@
 // Compare builds a Table (one Row per metric) that WriteText renders;
 // ParseLimit and Table.Check are the regression gate of gb compare
 // --max-regression; DiffProfiles subtracts the server profiles of two
-// inputs per request. Nothing here prints on its own or exits.
+// inputs per request. BenchFormat writes runs as Go benchmark lines
+// (--bench-out) over the same Metrics, so benchstat and gb compare read
+// the same rows. Nothing here prints on its own or exits.
 package compare

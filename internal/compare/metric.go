@@ -23,7 +23,7 @@ type Metric struct {
 	// is a regression.
 	HigherIsBetter bool
 	// Bench is the metric's unit in the Go benchmark format
-	// (report.BenchFormat): times are in it as nanoseconds ("p99-ns").
+	// (BenchFormat): times are in it as nanoseconds ("p99-ns").
 	Bench string
 	// Diagnosis marks a row of the server's diagnosis (--profile): the
 	// text table leaves it out when all its values are 0, and the

@@ -1,8 +1,11 @@
-// Package ramp is gb ramp's engine: one load per step of rising
+// Package ramp is gb ramp's engine and model: one load per step of rising
 // concurrency or rate, run by the caller's Runner (gb ramp's runs a step
 // of a gb.Plan, keep-alive connections carried from step to step), the
-// sockets of a step drained before the next. The curve and its
-// saturation point are rendered by package report.
+// sockets of a step drained before the next; and the curve the steps make
+// (Ramp, the --json file's shape) with its analysis: the saturation step
+// (Saturation, Missed, Overloaded) and the step in which the server
+// stopped answering (Stopped). It imports stats and capacity's diagnosis,
+// not package gb nor a renderer: package report renders a Ramp.
 package ramp
 
 import (
@@ -12,7 +15,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -26,7 +28,7 @@ const (
 // Spec is a ramp: the steps' loads and how the steps follow each other.
 // The zero value of each field selects the default beside it.
 type Spec struct {
-	By       string        // report.ByConcurrency or report.ByRate
+	By       string        // ByConcurrency or ByRate
 	Levels   []int64       // each step's concurrency, or rate in requests per second, in order
 	PerUser  int64         // concurrency steps: requests per connection; 0 = DefaultPerUser
 	StepTime time.Duration // a rate step's length (0 = DefaultStepTime); caps a concurrency step (0 = no cap)
@@ -68,7 +70,7 @@ type Hooks struct {
 	// Step is called after each completed step (1-based i) with the
 	// ramp so far, that step last; an error ends the ramp and is
 	// returned by Run.
-	Step func(i int, rp *report.Ramp) error
+	Step func(i int, rp *Ramp) error
 	// Start is called as step i (1-based) is about to run, after the
 	// pause and the socket drain before it.
 	Start func(i int)
@@ -78,7 +80,7 @@ type Hooks struct {
 
 // Outcome is what a ramp did: the completed steps, and how it ended.
 type Outcome struct {
-	Ramp report.Ramp
+	Ramp Ramp
 	// Cut is a step a signal interrupted: no point of the curve, kept for
 	// the JSON file only. nil when none was.
 	Cut *stats.Result
@@ -94,7 +96,7 @@ type Outcome struct {
 // Requests is the request count of a step at load l: per-user ×
 // concurrency, or rate × step time.
 func (s *Spec) Requests(l int64) int64 {
-	if s.By == report.ByRate {
+	if s.By == ByRate {
 		return int64(float64(l) * s.stepTime().Seconds())
 	}
 	perUser := s.PerUser
@@ -105,7 +107,7 @@ func (s *Spec) Requests(l int64) int64 {
 }
 
 func (s *Spec) stepTime() time.Duration {
-	if s.StepTime == 0 && s.By == report.ByRate {
+	if s.StepTime == 0 && s.By == ByRate {
 		return DefaultStepTime
 	}
 	return s.StepTime
@@ -117,7 +119,7 @@ func (s *Spec) stepTime() time.Duration {
 // cannot keep up.
 func (s *Spec) Step(l int64) Load {
 	ld := Load{Requests: s.Requests(l), Duration: s.stepTime()}
-	if s.By == report.ByRate {
+	if s.By == ByRate {
 		ld.Duration, ld.Rate = 2*s.stepTime(), l
 	} else {
 		ld.Concurrency = int(l)
@@ -130,7 +132,7 @@ func (s *Spec) Step(l int64) Load {
 // steps are checked as time-bounded runs (Requests 0).
 func (s *Spec) Largest() Load {
 	ld := s.Step(s.Levels[len(s.Levels)-1])
-	if s.By == report.ByRate {
+	if s.By == ByRate {
 		ld.Requests = 0
 	}
 	ld.Last = true
@@ -164,7 +166,7 @@ func Run(ctx context.Context, p Runner, s Spec, h Hooks) (*Outcome, error) {
 	if len(s.Levels) == 0 {
 		return nil, errors.New("ramp: no steps")
 	}
-	out := &Outcome{Ramp: report.Ramp{By: s.By, MaxErrors: s.MaxErrors}}
+	out := &Outcome{Ramp: Ramp{By: s.By, MaxErrors: s.MaxErrors}}
 	for i, l := range s.Levels {
 		if i > 0 && !s.between(ctx, p, i, h) {
 			out.Interrupted, out.Between = i+1, true

@@ -3,10 +3,11 @@
 // (Gnuplot), gb's JSON result (JSON), HdrHistogram's percentile
 // distribution (HGRM) and interval log (HLog), and a text latency
 // histogram (LatencyHistogram), plus the banner lines that precede
-// the report on stdout (Banner, Benchmarking, Done). A [Ramp] (gb ramp) is
-// rendered as step lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV
-// (RampCSV), autobench's file (RampAutobench), a gnuplot script (RampPlot)
-// and JSON (RampJSON).
+// the report on stdout (Banner, Benchmarking, Done). A ramp.Ramp (gb
+// ramp; its model and analysis are package ramp's) is rendered as step
+// lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV (RampCSV),
+// autobench's file (RampAutobench), a gnuplot script (RampPlot) and JSON
+// (RampJSON).
 //
 // The text and HTML layouts are ApacheBench 2.4's output_results() and
 // output_html_results(), byte for byte in layout: the same labels, column

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gb-bench/gb/internal/chart"
+	"github.com/gb-bench/gb/internal/ramp"
 )
 
 // HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
@@ -20,7 +21,7 @@ import (
 // the steps (RampStep's columns); and each step's latency percentile
 // distribution on HdrHistogram's 1/(1-q) axis. A ramp without steps is an
 // error.
-func HTMLRampReport(w io.Writer, rp *Ramp) error {
+func HTMLRampReport(w io.Writer, rp *ramp.Ramp) error {
 	if rp == nil || len(rp.Steps) == 0 {
 		return errors.New("report: a ramp report needs at least one step")
 	}
@@ -66,7 +67,7 @@ const maxSpectrumSteps = 10
 // shownSteps returns the indexes of the steps whose distributions are
 // drawn, in order: all, or maxSpectrumSteps spread evenly from the first
 // to the last, with the saturation step among them.
-func shownSteps(rp *Ramp) []int {
+func shownSteps(rp *ramp.Ramp) []int {
 	n := len(rp.Steps)
 	var idx []int
 	for k := range min(n, maxSpectrumSteps) {
@@ -82,7 +83,7 @@ func shownSteps(rp *Ramp) []int {
 }
 
 // rampCards are a ramp's headline numbers.
-func rampCards(rp *Ramp) []card {
+func rampCards(rp *ramp.Ramp) []card {
 	best := 0
 	for i, s := range rp.Steps {
 		if throughput(s) > throughput(rp.Steps[best]) {
@@ -101,7 +102,7 @@ func rampCards(rp *Ramp) []card {
 }
 
 // stepsSection tabulates the steps as RampStep's lines do.
-func stepsSection(rp *Ramp) section {
+func stepsSection(rp *ramp.Ramp) section {
 	t := table{Head: []string{"step", loadName(rp.By), "complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms", "stopped by"}, Last: true}
 	for i, s := range rp.Steps {
 		d := latency(rp.By, s)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -121,7 +122,7 @@ func textOf(t *testing.T, r *stats.Result) string {
 // curve drawn in the first line colour, and the saturation mark's colour
 // present exactly when the ramp has a saturation step.
 func TestRampPNG(t *testing.T) {
-	for name, rp := range map[string]*Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp(), "none": {By: ByConcurrency, Steps: concurrencyRamp().Steps[:3]}} {
+	for name, rp := range map[string]*ramp.Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp(), "none": {By: ramp.ByConcurrency, Steps: concurrencyRamp().Steps[:3]}} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
 			if err := RampPNG(&b, rp); err != nil {
@@ -154,10 +155,10 @@ func TestRampPNG(t *testing.T) {
 			}
 		})
 	}
-	if err := RampPNG(&bytes.Buffer{}, &Ramp{}); err == nil {
+	if err := RampPNG(&bytes.Buffer{}, &ramp.Ramp{}); err == nil {
 		t.Error("RampPNG of a ramp without steps: no error")
 	}
-	if err := HTMLRampReport(&bytes.Buffer{}, &Ramp{}); err == nil {
+	if err := HTMLRampReport(&bytes.Buffer{}, &ramp.Ramp{}); err == nil {
 		t.Error("HTMLRampReport of a ramp without steps: no error")
 	}
 }
@@ -191,8 +192,8 @@ func TestPercentileAxis(t *testing.T) {
 // draws: all of a short ramp; of a long one, ten spread from the first to
 // the last, with the saturation step.
 func TestShownSteps(t *testing.T) {
-	steps := func(n, sat int) *Ramp {
-		rp := &Ramp{Saturation: sat}
+	steps := func(n, sat int) *ramp.Ramp {
+		rp := &ramp.Ramp{Saturation: sat}
 		for range n {
 			rp.Steps = append(rp.Steps, &stats.Result{})
 		}

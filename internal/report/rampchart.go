@@ -4,15 +4,16 @@ import (
 	"fmt"
 
 	"github.com/gb-bench/gb/internal/chart"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/stats"
 )
 
 // rampCharts returns the ramp's throughput/latency curve as two plots to
 // stack: requests per second against the load, and p50 and p99 latency in
 // ms against the load, both with the saturation step marked.
-func rampCharts(rp *Ramp) []*chart.Plot {
+func rampCharts(rp *ramp.Ramp) []*chart.Plot {
 	xLabel, lat := "concurrency (connections)", "service time"
-	if rp.By == ByRate {
+	if rp.By == ramp.ByRate {
 		xLabel, lat = "target rate (requests per second)", "from the intended send time"
 	}
 	var tput, p50, p99, target []chart.XY
@@ -26,7 +27,7 @@ func rampCharts(rp *Ramp) []*chart.Plot {
 		}
 	}
 	lines := []series{{name: "requests per second", xys: tput, points: true}}
-	if rp.By == ByRate {
+	if rp.By == ramp.ByRate {
 		lines = append(lines, series{name: "target rate", xys: target, dashed: true})
 	}
 	top := newPlot(rampTitle(rp), xLabel, "requests per second")
@@ -46,7 +47,7 @@ const maxStepLabels = 16
 
 // stepTicks returns a tick at each step's load, labelled (every k-th
 // step when there are many), from the axis origin 0.
-func stepTicks(rp *Ramp) []chart.Tick {
+func stepTicks(rp *ramp.Ramp) []chart.Tick {
 	ticks := []chart.Tick{{Value: 0, Label: "0"}}
 	every := (len(rp.Steps) + maxStepLabels - 1) / maxStepLabels
 	for i, s := range rp.Steps {
@@ -60,7 +61,7 @@ func stepTicks(rp *Ramp) []chart.Tick {
 }
 
 // rampTitle is the curve's title: the ramp's request and target.
-func rampTitle(rp *Ramp) string {
+func rampTitle(rp *ramp.Ramp) string {
 	if len(rp.Steps) == 0 {
 		return "gb ramp"
 	}
@@ -72,7 +73,7 @@ func rampTitle(rp *Ramp) string {
 // markSaturation draws the saturation step on both plots: a dashed
 // vertical line at its load, and on top a dot on its throughput with a
 // label; or, when the ramp found none, a line under the title saying so.
-func markSaturation(rp *Ramp, top, bottom *chart.Plot) {
+func markSaturation(rp *ramp.Ramp, top, bottom *chart.Plot) {
 	n := rp.Saturation
 	if n < 1 || n > len(rp.Steps) {
 		top.Title += "\nno saturation point within the ramp"
@@ -94,7 +95,7 @@ func markSaturation(rp *Ramp, top, bottom *chart.Plot) {
 
 // stepName names a ramp step for a legend: "c=16" or "rate=500/s".
 func stepName(by string, s *stats.Result) string {
-	if by == ByRate {
+	if by == ramp.ByRate {
 		return "rate=" + loadString(by, s) + "/s"
 	}
 	return "c=" + loadString(by, s)

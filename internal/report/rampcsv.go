@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -28,7 +30,7 @@ var rampColumns = []string{
 // read. Latency is service time in concurrency steps and, in rate steps,
 // latency from the intended send time (see latency). A step without a
 // complete response has empty latency fields.
-func RampCSV(w io.Writer, rp *Ramp) error {
+func RampCSV(w io.Writer, rp *ramp.Ramp) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintln(b, strings.Join(rampColumns, ","))
 	for _, r := range rp.Steps {
@@ -89,7 +91,7 @@ func fixed2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 // was no reply, as autobench). gb's columns follow: step, concurrency,
 // target and achieved rate, p50, p90, p99, p99.9 and max latency in ms (as
 // RampCSV), non-2xx responses, failed requests and bytes read.
-func RampAutobench(w io.Writer, rp *Ramp, sep string) error {
+func RampAutobench(w io.Writer, rp *ramp.Ramp, sep string) error {
 	host := "host"
 	if len(rp.Steps) > 0 && rp.Steps[0].Target.Host != "" {
 		host = rp.Steps[0].Target.Host
@@ -128,4 +130,27 @@ func RampAutobench(w io.Writer, rp *Ramp, sep string) error {
 		fmt.Fprintln(b, strings.Join(row, sep))
 	}
 	return b.Flush()
+}
+
+// replyRates returns the min, mean, max and sample standard deviation of
+// a step's per-second reply rates; without samples, the step's mean rate
+// for the first three and 0.
+func replyRates(samples []float64, r *stats.Result) (lo, mean, hi, sd float64) {
+	if len(samples) == 0 {
+		t := throughput(r)
+		return t, t, t, 0
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range samples {
+		lo, hi, mean = min(lo, v), max(hi, v), mean+v
+	}
+	mean /= float64(len(samples))
+	if len(samples) > 1 {
+		var m2 float64
+		for _, v := range samples {
+			m2 += (v - mean) * (v - mean)
+		}
+		sd = math.Sqrt(m2 / float64(len(samples)-1))
+	}
+	return lo, mean, hi, sd
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gb-bench/gb/internal/ramp"
 )
 
 // RampCSV's columns that the plot reads (1-based, as gnuplot counts).
@@ -25,10 +27,10 @@ const markColor = "#c0392b"
 // the load (concurrency, or target rate), with the saturation step marked
 // by a dashed line, a dot and a label. The paths are written as given, so
 // gnuplot must run in the directory gb ran in: gnuplot FILE.gp.
-func RampPlot(w io.Writer, rp *Ramp, csvPath, pngPath string) error {
+func RampPlot(w io.Writer, rp *ramp.Ramp, csvPath, pngPath string) error {
 	b := bufio.NewWriter(w)
 	xcol, xlabel, lat := colConcurrency, "concurrency (connections)", "service time"
-	if rp.By == ByRate {
+	if rp.By == ramp.ByRate {
 		xcol, xlabel, lat = colTargetRate, "target rate (requests per second)", "from the intended send time"
 	}
 	title := "gb ramp"
@@ -51,7 +53,7 @@ func RampPlot(w io.Writer, rp *Ramp, csvPath, pngPath string) error {
 	writeMark(b, rp)
 	data := gpString(csvPath)
 	fmt.Fprintf(b, "plot %s using %d:%d axes x1y1 with linespoints linewidth 2 pointtype 7 linecolor rgb '#8e24aa' title 'requests per second', \\\n", data, xcol, colThroughput)
-	if rp.By == ByRate { // the offered load, for comparison with what was served
+	if rp.By == ramp.ByRate { // the offered load, for comparison with what was served
 		fmt.Fprintf(b, "     '' using %d:%d axes x1y1 with lines dashtype 3 linecolor rgb 'gray40' title 'target rate', \\\n", xcol, xcol)
 	}
 	fmt.Fprintf(b, "     '' using %d:%d axes x1y2 with linespoints pointtype 5 linecolor rgb '#009e73' title 'p50 ms', \\\n", xcol, colMedian)
@@ -62,7 +64,7 @@ func RampPlot(w io.Writer, rp *Ramp, csvPath, pngPath string) error {
 // writeMark marks the saturation step: a dashed vertical line at its load,
 // a dot on its throughput and a label, on the side with more room; or a
 // label saying the ramp found none.
-func writeMark(b *bufio.Writer, rp *Ramp) {
+func writeMark(b *bufio.Writer, rp *ramp.Ramp) {
 	n := rp.Saturation
 	if n < 1 || n > len(rp.Steps) {
 		fmt.Fprintf(b, "set label 1 'no saturation point within the ramp' at graph 0.02, graph 0.80 textcolor rgb '%s'\n", markColor)
@@ -75,7 +77,7 @@ func writeMark(b *bufio.Writer, rp *Ramp) {
 		side = "right offset -1,0"
 	}
 	text := fmt.Sprintf("saturation: %s %s, %.2f req/s", loadName(rp.By), x, throughput(s))
-	if rp.By == ByRate && Missed(rp.Steps, n-1) != "" {
+	if rp.By == ramp.ByRate && ramp.Missed(rp.Steps, n-1) != "" {
 		text += " (target missed)"
 	}
 	fmt.Fprintf(b, "set arrow 1 from %s, graph 0 to %s, graph 1 nohead dashtype 2 linewidth 2 linecolor rgb '%s'\n", x, x, markColor)

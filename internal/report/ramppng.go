@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/gb-bench/gb/internal/chart"
+	"github.com/gb-bench/gb/internal/ramp"
 )
 
 // pngPoints is RampPNG's width in points: 8 inches, so that its 1200
@@ -18,7 +19,7 @@ const pngPoints = 8 * 72
 // from the intended send time in rate steps); the saturation step is
 // marked on both by a dashed vertical line, with a dot and a label on the
 // throughput. A ramp without steps is an error.
-func RampPNG(w io.Writer, rp *Ramp) error {
+func RampPNG(w io.Writer, rp *ramp.Ramp) error {
 	if len(rp.Steps) == 0 {
 		return errors.New("report: a ramp plot needs at least one step")
 	}

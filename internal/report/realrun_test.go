@@ -12,7 +12,7 @@ import (
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/internal/profile"
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
@@ -114,12 +114,12 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 // realRamp runs a real concurrency ramp against srv's /limited endpoint
 // (8 workers of 5ms each: at most 1600 requests per second), one
 // runOnce per step, and returns it as gb ramp would.
-func realRamp(t *testing.T) *report.Ramp {
+func realRamp(t *testing.T) *ramp.Ramp {
 	t.Helper()
 	srv := testsupport.Server(t, testserver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rp := &report.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: report.ByConcurrency,
+	rp := &ramp.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: ramp.ByConcurrency,
 		Command: []string{"gb", "ramp", "-k", "--from", "2", "--to", "20", srv.URL() + "/limited?d=5ms&max=8"}}
 	for _, c := range []int{2, 4, 6, 8, 10, 12, 16, 20} {
 		rp.Steps = append(rp.Steps, runOnce(ctx, t, srv, "/limited?d=5ms&max=8", c, 0, 0, 400*time.Millisecond, 0))

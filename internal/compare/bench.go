@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/gb-bench/gb/internal/compare"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -20,7 +19,7 @@ import (
 //	BenchmarkGB/<name>  <complete>  <ns> ns/op  <req/s> req/s  <ns> p50-ns ...
 //
 // ns/op is the run's wall time per complete response (1/throughput); the
-// other values are the rows of gb compare (compare.Metrics) that the run
+// other values are the rows of gb compare (Metrics) that the run
 // measured, times in nanoseconds: latency p50-ns, p90-ns, p99-ns,
 // p99.9-ns (service time), in rate mode corrected-p50-ns ..., errors/op,
 // with --profile server-cpu-ns/op, server-B/op and server-allocs/op and
@@ -33,7 +32,7 @@ import (
 func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Unit req/s better=higher")
-	for _, m := range compare.Metrics() {
+	for _, m := range Metrics() {
 		if !m.HigherIsBetter && (!m.Diagnosis || measured(m, runs)) {
 			fmt.Fprintf(bw, "Unit %s better=lower\n", m.Bench)
 		}
@@ -45,12 +44,12 @@ func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 			continue
 		}
 		fmt.Fprintf(bw, "BenchmarkGB/%s\t%d\t%s ns/op", name, n, benchValue(float64(r.Elapsed.Nanoseconds())/float64(n)))
-		for _, m := range compare.Metrics() {
+		for _, m := range Metrics() {
 			v, ok := m.Value(r)
 			if !ok {
 				continue
 			}
-			if m.Unit == compare.UnitTime {
+			if m.Unit == UnitTime {
 				v *= 1e9
 			}
 			fmt.Fprintf(bw, "\t%s %s", benchValue(v), m.Bench)
@@ -58,13 +57,13 @@ func BenchFormat(w io.Writer, name string, runs []*stats.Result) error {
 		fmt.Fprintln(bw)
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: bench: %w", err)
+		return fmt.Errorf("bench: %w", err)
 	}
 	return nil
 }
 
 // measured reports whether some run measured m.
-func measured(m compare.Metric, runs []*stats.Result) bool {
+func measured(m Metric, runs []*stats.Result) bool {
 	for _, r := range runs {
 		if _, ok := m.Value(r); ok {
 			return true
