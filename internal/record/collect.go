@@ -1,34 +1,36 @@
-package stats
+package record
 
 import (
 	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gb-bench/gb/stats"
 )
 
-// Merge folds a run's recorders and shards into base and returns it. base
+// Collect folds a run's recorders and groups into base and returns it. base
 // carries what the recorders do not know (Version, Command, Target, Start,
-// End, Elapsed, StoppedBy, Counts.Dispatched). Merge flushes each recorder
+// End, Elapsed, StoppedBy, Counts.Dispatched). Collect flushes each recorder
 // first; call it once, after every worker has stopped. When the recorders
 // kept a series (StartSeries), the result has one: its points run from the
 // interval of base.Start to that of base.End, none skipped.
-func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
+func Collect(base stats.Result, recs []*Recorder, groups []*Group) *stats.Result {
 	r := base
 	if r.Version == 0 {
-		r.Version = FormatVersion
+		r.Version = stats.FormatVersion
 	}
 	c := &r.Counts
 	c.Status = map[int]int64{}
 	var first *firstResponse
-	var exact [NumPhases]Exact
+	var exact [stats.NumPhases]stats.Exact
 	var every time.Duration
-	all := append([]*Shard(nil), shards...)
+	all := append([]*Group(nil), groups...)
 	r.Checks = slices.Clone(base.Checks)
 	for _, rec := range recs {
 		mergeChecks(&r, rec)
 		rec.Flush()
-		all = append(all, rec.shard)
+		all = append(all, rec.group)
 		if rec.every > 0 {
 			every = time.Duration(rec.every)
 		}
@@ -69,8 +71,8 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 		if exact[p].Count == 0 {
 			continue
 		}
-		d := &Dist{Exact: exact[p], Hist: newHist()}
-		for _, h := range phaseHists(Phase(p), all, tls) {
+		d := &stats.Dist{Exact: exact[p], Hist: stats.NewHistogram()}
+		for _, h := range phaseHists(stats.Phase(p), all, tls) {
 			d.Hist.Merge(h)
 		}
 		r.Latency[p] = d
@@ -84,12 +86,12 @@ func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
 	return &r
 }
 
-// retireAll hands every shard's intervals to its timeline and returns the
-// distinct timelines (one per NewShards call), each shard once.
-func retireAll(shards []*Shard) []*timeline {
+// retireAll hands every group's intervals to its timeline and returns the
+// distinct timelines (one per NewGroups call), each group once.
+func retireAll(groups []*Group) []*timeline {
 	var tls []*timeline
-	seen := map[*Shard]bool{}
-	for _, s := range shards {
+	seen := map[*Group]bool{}
+	for _, s := range groups {
 		if s == nil || seen[s] {
 			continue
 		}
@@ -103,8 +105,8 @@ func retireAll(shards []*Shard) []*timeline {
 }
 
 // phaseHists returns the histograms that hold phase p's samples: the
-// timelines' run-wide ones for a series phase, else the shards'.
-func phaseHists(p Phase, shards []*Shard, tls []*timeline) []*hdrhistogram.Histogram {
+// timelines' run-wide ones for a series phase, else the groups'.
+func phaseHists(p stats.Phase, groups []*Group, tls []*timeline) []*hdrhistogram.Histogram {
 	var hs []*hdrhistogram.Histogram
 	for s, sp := range seriesPhases {
 		if sp == p {
@@ -114,8 +116,8 @@ func phaseHists(p Phase, shards []*Shard, tls []*timeline) []*hdrhistogram.Histo
 			return nonNil(hs)
 		}
 	}
-	seen := map[*Shard]bool{}
-	for _, s := range shards {
+	seen := map[*Group]bool{}
+	for _, s := range groups {
 		if s != nil && !seen[s] {
 			seen[s] = true
 			hs = append(hs, s.hist[p])
@@ -133,7 +135,7 @@ func nonNil(hs []*hdrhistogram.Histogram) []*hdrhistogram.Histogram {
 func lengthMismatches(recs []*Recorder, doc int64) int64 {
 	var n int64
 	for _, rec := range recs {
-		n += rec.exact[Total].Count
+		n += rec.exact[stats.Total].Count
 		for i := 0; i < rec.nLengths; i++ {
 			if rec.lengths[i].length == doc {
 				n -= rec.lengths[i].n
@@ -145,7 +147,7 @@ func lengthMismatches(recs []*Recorder, doc int64) int64 {
 
 // mergeErrors adds a recorder's error messages, keeping at most
 // maxRunErrors distinct ones.
-func mergeErrors(c *Counts, rec *Recorder) {
+func mergeErrors(c *stats.Counts, rec *Recorder) {
 	c.OtherErrors += rec.errOther
 	for msg, n := range rec.errs {
 		if c.Errors == nil {
