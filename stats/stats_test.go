@@ -60,4 +60,3 @@ func TestCheckCatchesBrokenAccounting(t *testing.T) {
 		t.Errorf("I2 violation not reported: %v", errs)
 	}
 }
-
