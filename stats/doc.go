@@ -5,7 +5,7 @@
 // series, per-target and per-check accounts, the server profile's summary
 // and the client's own cost. It reads and writes Result's JSON (versioned:
 // FormatVersion) and combines the results of several processes of one load
-// (Combine).
+// (Merge).
 //
 // The recording side, which fills a Result from the load's workers without
 // a lock or an allocation per request, is internal to gb

@@ -85,7 +85,7 @@ func addTarget(a, b *TargetStats, lat *Dist) {
 }
 
 // combineTargets sums the per-target accounts of results of one load
-// (Combine): each must list the same targets, in the same order.
+// (Merge): each must list the same targets, in the same order.
 func combineTargets(rs []*Result) ([]TargetStats, error) {
 	first := rs[0].Targets
 	if len(first) == 0 {

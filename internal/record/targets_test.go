@@ -85,7 +85,7 @@ func TestTargetsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	back.Start, back.End = back.Start.Add(time.Second), back.End.Add(time.Second) // another run of the load: one result twice is refused
-	both, err := stats.Combine(&back, res)
+	both, err := stats.Merge(&back, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTargetsMerge(t *testing.T) {
 	}
 	other := back
 	other.Targets = res.Targets[:2]
-	if _, err := stats.Combine(res, &other); err == nil || !strings.Contains(err.Error(), "another targets list") {
+	if _, err := stats.Merge(res, &other); err == nil || !strings.Contains(err.Error(), "another targets list") {
 		t.Errorf("Combine of different target lists: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Combine returns one result of several runs of the same load (shards of
+// Merge returns one result of several runs of the same load (shards of
 // one test on several processes or machines, gb merge): counts are the
 // sums, latency histograms the HdrHistogram sums (exact: every result uses
 // one geometry), exact moments combined without loss, Start the earliest
@@ -18,18 +18,18 @@ import (
 // (concurrency, requests, rate, shard) are refused with an error naming
 // the differing field, as are two results of one shard, one result given
 // twice, and some but not all shards of a split load (a
-// *MissingShardsError; see CombinePartial). The inputs are not changed;
+// *MissingShardsError; see MergePartial). The inputs are not changed;
 // the first one's Server describes the whole; Client sums the processes'
 // CPU, cores and GC counters. The merged Target's Shard is the zero
 // value: the result is the whole load.
-func Combine(rs ...*Result) (*Result, error) { return combine(rs, false) }
+func Merge(rs ...*Result) (*Result, error) { return merge(rs, false) }
 
-// CombinePartial is Combine that also merges some of the shards of a
+// MergePartial is Merge that also merges some of the shards of a
 // split load: the result's Partial then names the shards it holds, and
 // its counts are theirs, not the whole load's.
-func CombinePartial(rs ...*Result) (*Result, error) { return combine(rs, true) }
+func MergePartial(rs ...*Result) (*Result, error) { return merge(rs, true) }
 
-func combine(rs []*Result, partial bool) (*Result, error) {
+func merge(rs []*Result, partial bool) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errNothing
 	}
