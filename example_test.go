@@ -78,7 +78,7 @@ func ExampleNewPlan() {
 		log.Fatal(err)
 	}
 	defer p.Close()
-	fmt.Println(p.Target().Method, p.Target().Path)
+	fmt.Println(p.Load().Method, p.Load().Path)
 	_, err = gb.NewPlan(gb.Config{URL: srv.URL(), Concurrency: 5, Requests: 2})
 	var ce *gb.ConfigError
 	if errors.As(err, &ce) {

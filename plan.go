@@ -122,8 +122,9 @@ func (p *Plan) Request() []byte { return p.req }
 // set, its Requests, Rate and Concurrency are this shard's share.
 func (p *Plan) Config() Config { return p.cfg }
 
-// Target describes what the Plan asks for, as its Results will.
-func (p *Plan) Target() stats.Target { return p.base(&p.cfg, &p.opts).Target }
+// Load describes the load the Plan asks for, as its Results will
+// (Result.Target).
+func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Target }
 
 // Addr returns the address the load connects to: the target's (or the
 // proxy's, or the --connect-to address's) IP and port, or the unix
@@ -357,7 +358,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 		Version:   stats.FormatVersion,
 		GBVersion: Version,
 		Command:   append([]string{}, o.command...), // [] rather than null without WithCommand
-		Target: stats.Target{
+		Target: stats.Load{
 			URL:            t.url.Redacted(),
 			Method:         cfg.method(),
 			Host:           t.host,

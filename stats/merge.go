@@ -94,7 +94,7 @@ func merge(rs []*Result, partial bool) (*Result, error) {
 // the load a shard carries, naming the differing field as the JSON names
 // it. Shares may differ, but not the kind of load: a count limit or none,
 // a rate or a closed loop.
-func sameLoad(a, b *Target) error {
+func sameLoad(a, b *Load) error {
 	switch {
 	case (a.Requests > 0) != (b.Requests > 0):
 		return fmt.Errorf("another requests (%s, not %s)", countLimit(b.Requests), countLimit(a.Requests))
@@ -102,7 +102,7 @@ func sameLoad(a, b *Target) error {
 		return fmt.Errorf("another rate (%s, not %s)", rateMode(b.Rate), rateMode(a.Rate))
 	}
 	x, y := *a, *b
-	for _, t := range []*Target{&x, &y} {
+	for _, t := range []*Load{&x, &y} {
 		t.Concurrency, t.Requests, t.Rate, t.Shard, t.StartAt = 0, 0, 0, ShardID{}, time.Time{}
 	}
 	if x == y {

@@ -165,7 +165,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	}
 	defer p.Close()
 	runtime.GOMAXPROCS(p.Procs())
-	rep := &capacity.Report{GBVersion: gb.Version, Command: argv, URL: p.Target().URL, SLOs: co.slos,
+	rep := &capacity.Report{GBVersion: gb.Version, Command: argv, URL: p.Load().URL, SLOs: co.slos,
 		StepTime: co.stepTime, Warmup: co.warmup, MaxErrors: co.maxErrors}
 	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s, errors at most %s; probes of %v after %v warm-up\n",
 		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)

@@ -193,7 +193,7 @@ func mirror(t *testing.T, ab map[string]string, run abRun, samples []stats.Sampl
 	}
 	rec.KeepAlive = num("Keep-Alive requests")
 	rec.BytesIn, rec.BodyIn, rec.BytesOut = num("Total transferred"), num("HTML transferred"), num("Total body sent")
-	target := stats.Target{URL: run.url, Method: "GET", Host: u.Hostname(), Port: port, Path: u.RequestURI(),
+	target := stats.Load{URL: run.url, Method: "GET", Host: u.Hostname(), Port: port, Path: u.RequestURI(),
 		Concurrency: run.conc, Requests: complete, KeepAlive: run.keepAlive, BodyLength: run.body}
 	if run.body > 0 {
 		target.Method = "POST"

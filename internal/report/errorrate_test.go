@@ -31,7 +31,7 @@ func TestErrorRateOneDefinition(t *testing.T) {
 	add(30, stats.FailReset, 0)
 	add(20, stats.TimeoutTotal, 0)
 	add(10, stats.AbortedDeadline, 0)
-	r := build(spec{target: stats.Target{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, elapsed: time.Second, stoppedBy: stats.StopTime, reqs: reqs})
+	r := build(spec{target: stats.Load{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, elapsed: time.Second, stoppedBy: stats.StopTime, reqs: reqs})
 	const want = 0.25
 
 	var j bytes.Buffer

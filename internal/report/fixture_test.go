@@ -25,7 +25,7 @@ type req struct {
 // spec describes a fake run. build turns it into a Result the way a live
 // run does: per-worker stats.Recorders merged by stats.Merge.
 type spec struct {
-	target    stats.Target
+	target    stats.Load
 	elapsed   time.Duration
 	stoppedBy string
 	stopError string
@@ -121,8 +121,8 @@ func timing(rng *rand.Rand, newConn bool) record.Timing {
 }
 
 // target returns an http GET target on 127.0.0.1:8080.
-func target(path string, concurrency int, requests int64) stats.Target {
-	return stats.Target{
+func target(path string, concurrency int, requests int64) stats.Load {
+	return stats.Load{
 		URL: "http://127.0.0.1:8080" + path, Method: "GET", Host: "127.0.0.1", Port: 8080, Path: path,
 		Concurrency: concurrency, Requests: requests, Timeout: 30 * time.Second, Engine: "fast",
 	}

@@ -19,7 +19,7 @@ import (
 // rampStep builds one fake step: n responses whose latency is about lat µs
 // (with a little jitter from seed), taking elapsed, offset from the first
 // step's start. In rate steps the corrected latency adds queue µs.
-func rampStep(tg stats.Target, n int, lat, queue int64, elapsed time.Duration, offset time.Duration, seed uint64) *stats.Result {
+func rampStep(tg stats.Load, n int, lat, queue int64, elapsed time.Duration, offset time.Duration, seed uint64) *stats.Result {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	reqs := make([]req, n)
 	for i := range reqs {
