@@ -171,10 +171,9 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)
 	_ = capacity.Header(stdout)
 	probe := func(ctx context.Context, rate int64, conns int) (capacity.Probe, error) {
-		cfg := p.Config()
-		cfg.Rate, cfg.Requests, cfg.Duration = gb.Rate{Freq: rate}, probeRequests(rate, co.stepTime), probeCap(co.stepTime)
-		cfg.Concurrency = int(min(int64(conns), cfg.Requests))
-		res, err := p.Step(ctx, cfg)
+		n := probeRequests(rate, co.stepTime)
+		res, err := p.Step(ctx, gb.Step{Rate: gb.Rate{Freq: rate}, Requests: n, Duration: probeCap(co.stepTime),
+			Concurrency: int(min(int64(conns), n))})
 		if err != nil {
 			return capacity.Probe{}, err
 		}
