@@ -76,7 +76,7 @@ func merge(rs []*Result, partial bool) (*Result, error) {
 		}
 	}
 	out.Elapsed = out.End.Sub(out.Start)
-	s, err := combineSeries(rs)
+	s, err := combineSeries(rs, out.Start, out.End)
 	if err != nil {
 		return nil, err
 	}

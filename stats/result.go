@@ -11,8 +11,10 @@ import (
 // Result's JSON encoding. Readers refuse results of a newer version.
 // Version 2 adds plain numbers (rps, duration_s, totals, and per latency
 // distribution min, mean, sd, max and percentiles in µs and ms) to version
-// 1; ReadResult reads both. The schema is stats/result.schema.json.
-const FormatVersion = 2
+// 1; version 3 gives each series point its width (width_ns: a long run's
+// older intervals are merged). ReadResult reads all three. The schema is
+// stats/result.schema.json.
+const FormatVersion = 3
 
 // Result is the immutable outcome of one run: what was asked (Target), who
 // answered (Server), what happened to every request (Counts) and how long

@@ -1,9 +1,7 @@
 package record
 
 import (
-	"math"
 	"sync"
-	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -76,8 +74,9 @@ func (iv *interval) reset() {
 // histogram. Safe for concurrent use.
 type timeline struct {
 	mu     sync.Mutex
-	keep   bool // some recorder keeps a series: store each interval
-	points map[int64]*timePoint
+	keep   bool                                     // some recorder keeps a series: store each interval
+	points map[int64]*timePoint                     // the recent intervals' points, by interval index (>= cut once coarse)
+	coarse                                          // the older intervals, merged (coarse.go)
 	total  [numSeriesPhases]*hdrhistogram.Histogram // the run's histograms of the series phases
 	newest int64                                    // the newest interval a group handed over; 0 = none
 	closed stats.Closed                             // the status classes and bytes handed over
@@ -98,6 +97,7 @@ func (t *timeline) merge(iv *interval) {
 	defer t.mu.Unlock()
 	t.newest = max(t.newest, iv.idx)
 	addClosed(&t.closed, &iv.counts)
+	t.compact()
 	p := t.point(iv.idx)
 	if p != nil {
 		for i := range p.out {
@@ -160,11 +160,15 @@ func (t *timeline) addCounts(c *stats.Closed) {
 	t.mu.Unlock()
 }
 
-// point returns interval idx's point, made on first use; nil when the
-// run keeps no series.
+// point returns the point that holds interval idx, made on first use:
+// its own, or, for an interval older than the recent ones, the coarse
+// point it was merged into. nil when the run keeps no series.
 func (t *timeline) point(idx int64) *timePoint {
 	if !t.keep {
 		return nil
+	}
+	if t.coarsened() && idx < t.cut {
+		return t.oldPoint(idx)
 	}
 	if t.points == nil {
 		t.points = map[int64]*timePoint{}
@@ -173,6 +177,10 @@ func (t *timeline) point(idx int64) *timePoint {
 	if p == nil {
 		p = &timePoint{}
 		t.points[idx] = p
+		t.first = min(t.first, idx)
+		if len(t.points) == 1 && !t.coarsened() {
+			t.first = idx
+		}
 	}
 	return p
 }
@@ -184,39 +192,6 @@ func (p *timePoint) add(s int, e *stats.Exact, h *hdrhistogram.Histogram) {
 		p.hist[s] = hdrhistogram.NewPacked(stats.HistLowest, stats.HistHighest, stats.HistDigits)
 	}
 	p.hist[s].MergeFrom(h)
-}
-
-// series returns the run's points from the interval of start (or the
-// first with requests) to the last, none skipped; start and end are
-// ignored when either is zero. Each point's rate is over the part of its interval
-// that lies within [start, end].
-func (t *timeline) series(every time.Duration, start, end time.Time) *stats.Series {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := int64(every)
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	for idx := range t.points {
-		first, last = min(first, idx), max(last, idx)
-	}
-	if !start.IsZero() && !end.IsZero() && !end.Before(start) {
-		first, last = min(first, start.UnixNano()/n), max(last, end.UnixNano()/n)
-	}
-	if first > last {
-		return &stats.Series{Interval: every}
-	}
-	s := &stats.Series{Interval: every, Points: make([]stats.Point, 0, last-first+1)}
-	for idx := first; idx <= last; idx++ {
-		from, to := time.Unix(0, idx*n), time.Unix(0, (idx+1)*n)
-		pt := stats.Point{Start: from}
-		if tp := t.points[idx]; tp != nil {
-			fillPoint(&pt, tp)
-		}
-		if d := min(to.UnixNano(), end.UnixNano()) - max(from.UnixNano(), start.UnixNano()); d > 0 {
-			pt.RPS = float64(pt.OK+pt.Non2xx) / time.Duration(d).Seconds()
-		}
-		s.Points = append(s.Points, pt)
-	}
-	return s
 }
 
 // fillPoint sets pt's counts and latencies from tp.
