@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,6 +83,15 @@ func (l *longRun) result() *stats.Result {
 		Counts: stats.Counts{Dispatched: l.sent, Scheduled: l.sent}}, l.recs, l.groups)
 }
 
+// skipUnderRace skips a test that simulates hours: under the race
+// detector each simulated hour takes minutes.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("simulates hours: minutes under the race detector")
+	}
+}
+
 // heap returns the bytes live on the heap after a collection.
 func heap() uint64 {
 	runtime.GC()
@@ -96,6 +106,7 @@ func heap() uint64 {
 // after 10: memory and output are bounded whatever the run's length.
 // Counts stay exact (checkFlatSeries).
 func TestSeriesStaysFlatOverDays(t *testing.T) {
+	skipUnderRace(t)
 	l := newLongRun(1, false, 0, 0)
 	var at10h []byte
 	for h := 1; h <= 100; h++ {
@@ -122,6 +133,7 @@ func TestSeriesStaysFlatOverDays(t *testing.T) {
 // series' JSON does not grow, the live view's latency still reads a recent
 // interval, and the points sum to the run.
 func TestSeriesStaysFlat(t *testing.T) {
+	skipUnderRace(t)
 	l := newLongRun(1, true, 30, 30)
 	l.run(3600)
 	before := heap()
@@ -227,6 +239,7 @@ func seriesJSON(t *testing.T, res *stats.Result) []byte {
 // longer) merge: counts sum, the merged points are each other's or the
 // wider of them, and the merged series passes the same checks.
 func TestFlatSeriesShardsMerge(t *testing.T) {
+	skipUnderRace(t)
 	a, b := newLongRun(1, true, 30, 30), newLongRun(1, true, 30, 30)
 	a.run(3600)
 	b.run(2400 + 17)
@@ -256,4 +269,37 @@ func TestSeriesShortRunUnchanged(t *testing.T) {
 	if got, want := len(s.Points), recentPoints/2+1; got != want { // the run's last (partial) second too
 		t.Errorf("%d points, want %d", got, want)
 	}
+}
+
+// TestFlatSeriesConcurrent: two workers record on their own groups of
+// one timeline at once while it coarsens (small bounds: 4 recent points,
+// 4 coarse ones); the series still sums to the run. Short enough for the
+// race detector.
+func TestFlatSeriesConcurrent(t *testing.T) {
+	l := newLongRun(2, true, 4, 4)
+	var wg sync.WaitGroup
+	sent := make([]int64, 2)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := l.recs[w]
+			for sec := range int64(600) {
+				for i := range int64(perSecond) {
+					at := sec*int64(time.Second) + i*int64(time.Second)/perSecond
+					tm := Timing{stats.Total: 300 + i, stats.Processing: 300 + i, stats.Corrected: 310 + i}
+					r.Response(&tm, 0)
+					r.Status(200)
+					r.EndAt(stats.OK, at)
+					sent[w]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	l.sec, l.sent = 600, sent[0]+sent[1]
+	if n := l.points(); n > l.bound() {
+		t.Errorf("%d points, want at most %d", n, l.bound())
+	}
+	checkFlatSeries(t, l.result(), l.bound()+1)
 }
