@@ -84,7 +84,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	}
 	if n := runtime.NumCPU(); cfg.CPUs > n {
 		p.opts.warn(fmt.Sprintf("Config.CPUs %d: this machine has %d cores; using %d", cfg.CPUs, n, n))
-		p.cfg.CPUs = n
+		p.cfg.CPUs, p.whole.CPUs = n, n
 	}
 	if err := checkFileLimit(cfg.concurrency()); err != nil {
 		return nil, err
