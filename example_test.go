@@ -78,7 +78,7 @@ func ExampleNewPlan() {
 		log.Fatal(err)
 	}
 	defer p.Close()
-	fmt.Println(p.Target().Method, p.Target().Path)
+	fmt.Println(p.Load().Method, p.Load().Path)
 	_, err = gb.NewPlan(gb.Config{URL: srv.URL(), Concurrency: 5, Requests: 2})
 	var ce *gb.ConfigError
 	if errors.As(err, &ce) {
@@ -87,6 +87,30 @@ func ExampleNewPlan() {
 	// Output:
 	// GET /json
 	// Concurrency: Config.Concurrency 5 is greater than Config.Requests 2
+}
+
+// A Plan runs several loads on one target (gb ramp's steps): each Step
+// says only the load's size; Carry keeps a step's connections for the
+// next.
+func ExamplePlan_Step() {
+	srv := startServer()
+	defer srv.Close()
+
+	p, err := gb.NewPlan(gb.Config{URL: srv.URL(), KeepAlive: true, Concurrency: 4, Requests: 100, Engine: gb.EngineGoroutine})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	for _, s := range []gb.Step{{Concurrency: 2, Requests: 50}, {Concurrency: 4, Requests: 100}} {
+		res, err := p.Step(context.Background(), s, gb.Carry())
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("connections:", res.Target.Concurrency, "responses:", res.Complete())
+	}
+	// Output:
+	// connections: 2 responses: 50
+	// connections: 4 responses: 100
 }
 
 // A load whose requests come from a function (vegeta's Targeter): each

@@ -55,11 +55,11 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
 // and rate) are refused with an error naming the difference, as are one
 // result given twice, one shard twice, and some but not all shards of a
 // split load (a *MissingShardsError naming the missing indexes).
-func Merge(results ...*Result) (*Result, error) { return stats.Combine(results...) }
+func Merge(results ...*Result) (*Result, error) { return stats.Merge(results...) }
 
 // MergePartial is Merge that also merges some of the shards of a split
 // load; the result's Partial names the shards it holds.
-func MergePartial(results ...*Result) (*Result, error) { return stats.CombinePartial(results...) }
+func MergePartial(results ...*Result) (*Result, error) { return stats.MergePartial(results...) }
 
 // MissingShardsError is Merge's error for some, not all, of the shards of
 // a split load.

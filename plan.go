@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"reflect"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -31,6 +30,7 @@ import (
 // between them.
 type Plan struct {
 	cfg    Config
+	whole  Config // cfg before its shard's share was taken (Step's base)
 	opts   options
 	target *target
 	req    []byte
@@ -65,10 +65,11 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	whole := cfg
 	if cfg, err = cfg.Sharded(); err != nil {
 		return nil, err
 	}
-	p := &Plan{cfg: cfg, target: t}
+	p := &Plan{cfg: cfg, whole: whole, target: t}
 	if p.script, err = cfg.compileScript(t); err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	}
 	if n := runtime.NumCPU(); cfg.CPUs > n {
 		p.opts.warn(fmt.Sprintf("Config.CPUs %d: this machine has %d cores; using %d", cfg.CPUs, n, n))
-		p.cfg.CPUs = n
+		p.cfg.CPUs, p.whole.CPUs = n, n
 	}
 	if err := checkFileLimit(cfg.concurrency()); err != nil {
 		return nil, err
@@ -122,8 +123,9 @@ func (p *Plan) Request() []byte { return p.req }
 // set, its Requests, Rate and Concurrency are this shard's share.
 func (p *Plan) Config() Config { return p.cfg }
 
-// Target describes what the Plan asks for, as its Results will.
-func (p *Plan) Target() stats.Target { return p.base(&p.cfg, &p.opts).Target }
+// Load describes the load the Plan asks for, as its Results will
+// (Result.Target).
+func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Target }
 
 // Addr returns the address the load connects to: the target's (or the
 // proxy's, or the --connect-to address's) IP and port, or the unix
@@ -204,18 +206,29 @@ func WaitUntil(ctx context.Context, at time.Time) error {
 	}
 }
 
-// Step runs a load that differs from the Plan's Config only in
-// Concurrency, Requests, Duration, Rate and Warmup (gb ramp's steps: each step is
-// a new Config value), on the Plan's target, request and connections. A
-// Config that differs in anything else is refused. With Config.Shard set,
-// the step runs this shard's share of cfg; Step does not wait for StartAt.
-func (p *Plan) Step(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
-	a, b := p.cfg, cfg
-	for _, c := range []*Config{&a, &b} {
-		c.Concurrency, c.Requests, c.Duration, c.Rate, c.Warmup = 0, 0, 0, Rate{}, 0
+// Step is what one step of a Plan may change (Plan.Step, gb ramp's and gb
+// capacity's steps): the size of the load. Its numbers are the whole
+// load's, as in a Config; a Plan with Config.Shard runs its shard's share.
+// Everything else (the target, the request, Warmup, timeouts) is the
+// Plan's.
+type Step struct {
+	Concurrency int           // connections; 0 = the Plan's Config.Concurrency
+	Requests    int64         // requests to send; 0 = no count limit (then Duration must be set)
+	Duration    time.Duration // time limit; 0 = none (then Requests must be set)
+	Rate        Rate          // rate mode's requests per period; the zero Rate = the Plan's Config.Rate
+}
+
+// Step runs the load s on the Plan's target, request and connections:
+// the Plan's Config with s's load. Step does not wait for StartAt. On the
+// event loops a step may not have more connections than the Plan.
+func (p *Plan) Step(ctx context.Context, s Step, opts ...Option) (*Result, error) {
+	cfg := p.whole
+	cfg.Requests, cfg.Duration = s.Requests, s.Duration
+	if s.Concurrency != 0 {
+		cfg.Concurrency = s.Concurrency
 	}
-	if !reflect.DeepEqual(a, b) {
-		return nil, errors.New("Plan.Step: a step may change only Config.Concurrency, Requests, Duration, Rate and Warmup")
+	if s.Rate != (Rate{}) {
+		cfg.Rate = s.Rate
 	}
 	cfg, err := cfg.Sharded()
 	if err != nil {
@@ -358,7 +371,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 		Version:   stats.FormatVersion,
 		GBVersion: Version,
 		Command:   append([]string{}, o.command...), // [] rather than null without WithCommand
-		Target: stats.Target{
+		Target: stats.Load{
 			URL:            t.url.Redacted(),
 			Method:         cfg.method(),
 			Host:           t.host,

@@ -23,20 +23,35 @@ func TestStepCarriesConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	first, err := p.Step(context.Background(), base, gb.Carry())
-	if err != nil || first.Counts.ConnsOpened != 4 || p.Held() != 4 {
+	first, err := p.Step(context.Background(), gb.Step{Requests: 400}, gb.Carry())
+	if err != nil || first.Counts.ConnsOpened != 4 || first.Target.Concurrency != 4 || p.Held() != 4 {
 		t.Fatalf("first step: %v, opened %d, held %d", err, first.Counts.ConnsOpened, p.Held())
 	}
-	next := base
-	next.Concurrency, next.Requests = 2, 100
-	second, err := p.Step(context.Background(), next)
+	second, err := p.Step(context.Background(), gb.Step{Concurrency: 2, Requests: 100})
 	if err != nil || second.Counts.ConnsOpened != 0 || second.Complete() != 100 || p.Held() != 0 {
 		t.Errorf("second step: %v, opened %d, complete %d, held %d", err, second.Counts.ConnsOpened, second.Complete(), p.Held())
 	}
-	other := base
-	other.URL = srv.URL() + "/json"
-	if _, err := p.Step(context.Background(), other); err == nil || strings.HasPrefix(err.Error(), "gb: ") {
-		t.Errorf("a step with another URL: %v, want a refusal without the CLI's prefix", err)
+	if _, err := p.Step(context.Background(), gb.Step{Concurrency: 2}); err == nil || strings.HasPrefix(err.Error(), "gb: ") {
+		t.Errorf("a step without a bound: %v, want a refusal without the CLI's prefix", err)
+	}
+}
+
+// TestStepOfAShardIsItsShare: a sharded Plan's step runs the shard's share
+// of the step's whole-load numbers, once (not a share of a share), and a
+// zero Concurrency is the Plan's whole Concurrency, shared.
+func TestStepOfAShardIsItsShare(t *testing.T) {
+	srv := startServer()
+	defer srv.Close()
+	p, err := gb.NewPlan(gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Concurrency: 8, Requests: 80,
+		Engine: gb.EngineGoroutine, Shard: gb.Shard{Index: 1, Count: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := p.Step(context.Background(), gb.Step{Requests: 40})
+	if err != nil || res.Target.Concurrency != 2 || res.Target.Requests != 10 || res.Complete() != 10 {
+		t.Errorf("step of shard 1/4: %v, concurrency %d requests %d complete %d, want 2, 10, 10",
+			err, res.Target.Concurrency, res.Target.Requests, res.Complete())
 	}
 }
 

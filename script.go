@@ -193,9 +193,11 @@ func rateStats(se *stats.Series) *script.Stats {
 	if se == nil {
 		return script.StatsOf(nil)
 	}
-	rates := make([]float64, len(se.Points))
+	rates := make([]float64, 0, len(se.Points))
 	for i, pt := range se.Points {
-		rates[i] = pt.RPS
+		for range max(se.Width(i)/max(se.Interval, 1), 1) { // a merged point counts once per interval it holds
+			rates = append(rates, pt.RPS)
+		}
 	}
 	return script.StatsOf(rates)
 }

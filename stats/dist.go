@@ -39,16 +39,20 @@ func (p Phase) String() string {
 	return fmt.Sprintf("phase(%d)", uint8(p))
 }
 
-// Histogram geometry shared by every recorder, so histograms merge
-// losslessly: 1 µs to 1 hour at 3 significant digits (relative error at most
-// 0.1%; exact below 2048 µs).
+// The geometry of every histogram in a Result, shared by every recorder
+// so that histograms merge losslessly: HistLowest to HistHighest µs (1 µs
+// to 1 hour) at HistDigits significant digits (relative error at most
+// 0.1%; exact below 2048 µs); a target's (TargetStats.Latency) has
+// TargetDigits. A recorder clamps a value into [HistLowest, HistHighest]
+// before it records it; the exact moments keep the value as measured.
 const (
-	histLowest  = 1
-	histHighest = 3600 * 1000 * 1000
-	histDigits  = 3
+	HistLowest   = 1
+	HistHighest  = 3600 * 1000 * 1000
+	HistDigits   = 3
+	TargetDigits = 2
 )
 
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, histDigits) }
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(HistLowest, HistHighest, HistDigits) }
 
 // NewHistogram returns an empty HdrHistogram with the geometry of every
 // histogram in a Result (µs, 1 µs to 1 hour, 3 significant digits), so it
@@ -142,6 +146,16 @@ func (d *Dist) Histogram() *hdrhistogram.Histogram {
 	return h
 }
 
+// SparseDist returns the Dist of the exact moments e and the sparse
+// histogram h of the same samples (µs, the geometry of NewHistogram, or
+// TargetDigits for a target's), as a Series point or a target keeps it:
+// the recorder's way to build one. The Dist keeps h; the caller must not
+// change h afterwards. A nil h makes a Dist without a histogram.
+func SparseDist(e Exact, h *hdrhistogram.PackedHistogram) *Dist {
+	e.mean = e.Mean()
+	return &Dist{Exact: e, packed: h}
+}
+
 // hist returns d.Hist, nil for a nil d.
 func (d *Dist) hist() *hdrhistogram.Histogram {
 	if d == nil {
@@ -233,9 +247,9 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("stats: decode histogram: %w", err)
 		}
-		if h.LowestTrackableValue() != histLowest || h.HighestTrackableValue() != histHighest || h.SignificantFigures() > histDigits || h.SignificantFigures() < targetDigits {
+		if h.LowestTrackableValue() != HistLowest || h.HighestTrackableValue() != HistHighest || h.SignificantFigures() > HistDigits || h.SignificantFigures() < TargetDigits {
 			return fmt.Errorf("stats: histogram of another geometry (%d..%d µs, %d digits; gb's is %d..%d, %d or %d)",
-				h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures(), histLowest, histHighest, targetDigits, histDigits)
+				h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures(), HistLowest, HistHighest, TargetDigits, HistDigits)
 		}
 		d.Hist = h
 	}
@@ -249,7 +263,7 @@ func (d *Dist) add(v int64) {
 	if d.Hist == nil {
 		d.Hist = newHist()
 	}
-	_ = d.Hist.RecordValue(min(max(v, histLowest), histHighest)) // in range: cannot fail
+	_ = d.Hist.RecordValue(min(max(v, HistLowest), HistHighest)) // in range: cannot fail
 }
 
 // pack makes d's histogram sparse, as a Series point keeps it.
@@ -257,7 +271,7 @@ func (d *Dist) pack() {
 	if d == nil || d.Hist == nil {
 		return
 	}
-	d.packed = hdrhistogram.NewPacked(histLowest, histHighest, histDigits)
+	d.packed = hdrhistogram.NewPacked(HistLowest, HistHighest, HistDigits)
 	d.packed.MergeFrom(d.Hist)
 	d.Hist = nil
 }

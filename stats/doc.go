@@ -1,13 +1,15 @@
-// Package stats records what happened to every request of a run and turns
-// it into an immutable Result.
+// Package stats is the data model of a run that a user reads: the
+// immutable Result (what was asked, who answered, what happened to every
+// request, how long the responses took), its latency distributions (Dist:
+// exact moments beside an HdrHistogram), the outcome taxonomy, the time
+// series, per-target and per-check accounts, the server profile's summary
+// and the client's own cost. It reads and writes Result's JSON (versioned:
+// FormatVersion) and combines the results of several processes of one load
+// (Merge).
 //
-// Each load worker owns one Recorder: outcome counters, byte counters,
-// status-code counts and exact latency sums, written by that worker only.
-// Latency samples are batched per worker and flushed into a shared Shard of
-// HdrHistograms (one mutex acquisition per batch, never per request), so a
-// run with ten thousand connections does not hold ten thousand dense
-// histograms. After the workers stop, Merge folds recorders and shards into
-// a Result exactly once.
+// The recording side, which fills a Result from the load's workers without
+// a lock or an allocation per request, is internal to gb
+// (internal/record).
 //
 // All latencies are integer microseconds (the unit of ab's report and of the
 // histograms); byte counts are bytes.

@@ -14,25 +14,25 @@ import (
 // buckets and long empty runs, small counts and counts of 9-byte varints.
 func TestEncodePackedIsTheLibrarys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, digits := range []int{targetDigits, histDigits} {
+	for _, digits := range []int{TargetDigits, HistDigits} {
 		for n, values := range [][]int64{
 			nil,
 			{1},
 			{1, 3},            // one empty index between them
-			{histHighest},     // the top bucket
+			{HistHighest},     // the top bucket
 			{5, 5, 5, 100000}, // a long empty run
 		} {
-			p := hdrhistogram.NewPacked(histLowest, histHighest, digits)
+			p := hdrhistogram.NewPacked(HistLowest, HistHighest, digits)
 			for _, v := range values {
 				_ = p.RecordValue(v)
 			}
 			same(t, digits, n, p)
 		}
 		for n := range 50 {
-			p := hdrhistogram.NewPacked(histLowest, histHighest, digits)
+			p := hdrhistogram.NewPacked(HistLowest, HistHighest, digits)
 			for range rng.IntN(5000) {
 				v := int64(rng.ExpFloat64() * float64(rng.IntN(1e6)+1))
-				_ = p.RecordValues(min(max(v, histLowest), histHighest), int64(rng.IntN(3)+1))
+				_ = p.RecordValues(min(max(v, HistLowest), HistHighest), int64(rng.IntN(3)+1))
 			}
 			if n%10 == 0 {
 				_ = p.RecordValues(42, 1<<60) // a count of 9 varint bytes
@@ -56,7 +56,7 @@ func same(t *testing.T, digits, n int, p *hdrhistogram.PackedHistogram) {
 // BenchmarkEncodePacked: a target's histogram of a few hundred values,
 // encoded the library's way and gb's.
 func BenchmarkEncodePacked(b *testing.B) {
-	p := hdrhistogram.NewPacked(histLowest, histHighest, targetDigits)
+	p := hdrhistogram.NewPacked(HistLowest, HistHighest, TargetDigits)
 	for i := range 300 {
 		_ = p.RecordValue(int64(100 + i*i))
 	}

@@ -1,160 +1,212 @@
 package stats
 
 import (
-	"slices"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Merge folds a run's recorders and shards into base and returns it. base
-// carries what the recorders do not know (Version, Command, Target, Start,
-// End, Elapsed, StoppedBy, Counts.Dispatched). Merge flushes each recorder
-// first; call it once, after every worker has stopped. When the recorders
-// kept a series (StartSeries), the result has one: its points run from the
-// interval of base.Start to that of base.End, none skipped.
-func Merge(base Result, recs []*Recorder, shards []*Shard) *Result {
-	r := base
-	if r.Version == 0 {
-		r.Version = FormatVersion
+// Merge returns one result of several runs of the same load (shards of
+// one test on several processes or machines, gb merge): counts are the
+// sums, latency histograms the HdrHistogram sums (exact: every result uses
+// one geometry), exact moments combined without loss, Start the earliest
+// and End the latest, so Elapsed covers them all, and the time series
+// merged point by point by wall-clock interval (see combineSeries).
+// Results whose targets differ in anything but their share of the load
+// (concurrency, requests, rate, shard) are refused with an error naming
+// the differing field, as are two results of one shard, one result given
+// twice, and some but not all shards of a split load (a
+// *MissingShardsError; see MergePartial). The inputs are not changed;
+// the first one's Server describes the whole; Client sums the processes'
+// CPU, cores and GC counters. The merged Target's Shard is the zero
+// value: the result is the whole load.
+func Merge(rs ...*Result) (*Result, error) { return merge(rs, false) }
+
+// MergePartial is Merge that also merges some of the shards of a
+// split load: the result's Partial then names the shards it holds, and
+// its counts are theirs, not the whole load's.
+func MergePartial(rs ...*Result) (*Result, error) { return merge(rs, true) }
+
+func merge(rs []*Result, partial bool) (*Result, error) {
+	if len(rs) == 0 {
+		return nil, errNothing
 	}
-	c := &r.Counts
-	c.Status = map[int]int64{}
-	var first *firstResponse
-	var exact [NumPhases]Exact
-	var every time.Duration
-	all := append([]*Shard(nil), shards...)
-	r.Checks = slices.Clone(base.Checks)
-	for _, rec := range recs {
-		mergeChecks(&r, rec)
-		rec.Flush()
-		all = append(all, rec.shard)
-		if rec.every > 0 {
-			every = time.Duration(rec.every)
-		}
-		for i, v := range rec.Outcomes {
-			c.Outcomes[i] += v
-		}
-		c.Retries += rec.Retries
-		c.Late += rec.Late
-		c.KeepAlive += rec.KeepAlive
-		c.Info += rec.Info
-		c.ConnsOpened += rec.ConnsOpened
-		c.ConnsClosed += rec.ConnsClosed
-		c.BytesIn += rec.BytesIn
-		c.BodyIn += rec.BodyIn
-		c.DecodedIn += rec.DecodedIn
-		c.BytesOut += rec.BytesOut
-		for i := 0; i < rec.nCodes; i++ {
-			c.Status[rec.codes[i]] += rec.counts[i]
-		}
-		c.OtherStatus += rec.other
-		mergeErrors(c, rec)
-		for p := range exact {
-			exact[p].Merge(&rec.exact[p])
-		}
-		if rec.first.at != 0 && (first == nil || rec.first.at < first.at) {
-			first = &rec.first
-		}
-		r.Samples = append(r.Samples, rec.samples...)
+	have, err := checkShards(rs, partial)
+	if err != nil {
+		return nil, err
 	}
-	if first != nil {
-		r.Server.Software = first.server
-		r.Server.DocumentLength = first.length
-		c.LengthMismatch = lengthMismatches(recs, first.length)
+	out := *rs[0]
+	out.Counts = Counts{}
+	out.Latency = Phases{}
+	out.Client = Client{Engine: rs[0].Client.Engine}
+	out.Samples, out.Series, out.Profile, out.Warmup = nil, nil, nil, nil
+	out.Target.Concurrency, out.Target.Requests, out.Target.Rate = 0, 0, 0
+	out.Target.Shard, out.Partial = ShardID{}, nil
+	if n := rs[0].Target.Shard.Count; len(have) < n {
+		out.Partial = &Partial{Count: n, Shards: have}
 	}
-	tls := retireAll(all)
-	mergeTargets(&r, tls)
-	for p := range exact {
-		if exact[p].Count == 0 {
+	for i, r := range rs {
+		if err := sameLoad(&rs[0].Target, &r.Target); err != nil {
+			return nil, fmt.Errorf("result %d: %v", i+1, err)
+		}
+		out.Target.Concurrency += r.Target.Concurrency
+		out.Target.Requests += r.Target.Requests
+		out.Target.Rate += r.Target.Rate
+		if r.Start.Before(out.Start) {
+			out.Start = r.Start
+		}
+		if r.End.After(out.End) {
+			out.End = r.End
+		}
+		out.Counts.add(&r.Counts)
+		out.Client.add(&r.Client)
+		for p, d := range r.Latency {
+			out.Latency[p] = mergeDist(out.Latency[p], d)
+		}
+		if r.StoppedBy != StopCount {
+			out.StoppedBy, out.StopError = r.StoppedBy, r.StopError
+		}
+		if r.Warmup != nil {
+			if out.Warmup == nil {
+				out.Warmup = &Warmup{Duration: r.Warmup.Duration}
+			}
+			out.Warmup.Counts.add(&r.Warmup.Counts)
+		}
+	}
+	out.Elapsed = out.End.Sub(out.Start)
+	s, err := combineSeries(rs, out.Start, out.End)
+	if err != nil {
+		return nil, err
+	}
+	out.Series = s
+	if out.Checks, err = combineChecks(rs); err != nil {
+		return nil, err
+	}
+	if out.Targets, err = combineTargets(rs); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// sameLoad reports how b's target differs from a's beyond the share of
+// the load a shard carries, naming the differing field as the JSON names
+// it. Shares may differ, but not the kind of load: a count limit or none,
+// a rate or a closed loop.
+func sameLoad(a, b *Load) error {
+	switch {
+	case (a.Requests > 0) != (b.Requests > 0):
+		return fmt.Errorf("another requests (%s, not %s)", countLimit(b.Requests), countLimit(a.Requests))
+	case (a.Rate > 0) != (b.Rate > 0):
+		return fmt.Errorf("another rate (%s, not %s)", rateMode(b.Rate), rateMode(a.Rate))
+	}
+	x, y := *a, *b
+	for _, t := range []*Load{&x, &y} {
+		t.Concurrency, t.Requests, t.Rate, t.Shard, t.StartAt = 0, 0, 0, ShardID{}, time.Time{}
+	}
+	if x == y {
+		if !a.StartAt.Equal(b.StartAt) {
+			return fmt.Errorf("another start_at (%s, not %s)", startAt(b.StartAt), startAt(a.StartAt))
+		}
+		return nil
+	}
+	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
+	for i := range vx.NumField() {
+		if fx, fy := vx.Field(i).Interface(), vy.Field(i).Interface(); fx != fy {
+			name, _, _ := strings.Cut(vx.Type().Field(i).Tag.Get("json"), ",")
+			return fmt.Errorf("another %s (%v, not %v)", name, fy, fx)
+		}
+	}
+	return errors.New("another configuration")
+}
+
+func startAt(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func countLimit(n int64) string {
+	if n > 0 {
+		return "a count limit"
+	}
+	return "none"
+}
+
+func rateMode(r float64) string {
+	if r > 0 {
+		return "a rate"
+	}
+	return "closed loop"
+}
+
+// add sums o into c.
+func (c *Counts) add(o *Counts) {
+	c.Dispatched += o.Dispatched
+	c.Scheduled += o.Scheduled
+	c.Late += o.Late
+	for i, v := range o.Outcomes {
+		c.Outcomes[i] += v
+	}
+	c.Retries += o.Retries
+	c.LengthMismatch += o.LengthMismatch
+	c.KeepAlive += o.KeepAlive
+	c.Info += o.Info
+	c.ConnsOpened += o.ConnsOpened
+	c.ConnsClosed += o.ConnsClosed
+	c.BytesIn += o.BytesIn
+	c.BodyIn += o.BodyIn
+	c.DecodedIn += o.DecodedIn
+	c.BytesOut += o.BytesOut
+	c.OtherErrors += o.OtherErrors
+	c.OtherStatus += o.OtherStatus
+	c.Status = addMap(c.Status, o.Status)
+	c.Errors = addMap(c.Errors, o.Errors)
+}
+
+func addMap[K comparable](dst, src map[K]int64) map[K]int64 {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = make(map[K]int64, len(src))
+	}
+	for k, v := range src {
+		dst[k] += v
+	}
+	return dst
+}
+
+// add sums o's costs into c, MaxProcs included (the cores of all the
+// processes, against which their summed CPU is read); MaxRSS is the
+// largest, one process's peak.
+func (c *Client) add(o *Client) {
+	c.CPU += o.CPU
+	c.GCCycles += o.GCCycles
+	c.GCPause += o.GCPause
+	c.HeapAllocs += o.HeapAllocs
+	c.MaxRSS = max(c.MaxRSS, o.MaxRSS)
+	c.MaxProcs += o.MaxProcs
+	c.CPUWindow = max(c.CPUWindow, o.CPUWindow) // the processes ran side by side
+}
+
+// mergeDist returns a new Dist holding a's and b's samples (dense or, as
+// in a Series point, sparse); nil when both are empty.
+func mergeDist(a, b *Dist) *Dist {
+	if b == nil || b.Count == 0 {
+		return a
+	}
+	out := &Dist{Hist: newHist()}
+	for _, d := range []*Dist{a, b} {
+		if d == nil {
 			continue
 		}
-		d := &Dist{Exact: exact[p], Hist: newHist()}
-		for _, h := range phaseHists(Phase(p), all, tls) {
-			d.Hist.Merge(h)
-		}
-		r.Latency[p] = d
-	}
-	for _, t := range tls {
-		if every > 0 && t.keep {
-			r.Series = t.series(every, r.Start, r.End)
-			break
+		out.Exact.Merge(&d.Exact)
+		if h := d.Histogram(); h != nil {
+			out.Hist.Merge(h)
 		}
 	}
-	return &r
-}
-
-// retireAll hands every shard's intervals to its timeline and returns the
-// distinct timelines (one per NewShards call), each shard once.
-func retireAll(shards []*Shard) []*timeline {
-	var tls []*timeline
-	seen := map[*Shard]bool{}
-	for _, s := range shards {
-		if s == nil || seen[s] {
-			continue
-		}
-		seen[s] = true
-		s.retireAll()
-		if !slices.Contains(tls, s.tl) {
-			tls = append(tls, s.tl)
-		}
-	}
-	return tls
-}
-
-// phaseHists returns the histograms that hold phase p's samples: the
-// timelines' run-wide ones for a series phase, else the shards'.
-func phaseHists(p Phase, shards []*Shard, tls []*timeline) []*hdrhistogram.Histogram {
-	var hs []*hdrhistogram.Histogram
-	for s, sp := range seriesPhases {
-		if sp == p {
-			for _, t := range tls {
-				hs = append(hs, t.total[s])
-			}
-			return nonNil(hs)
-		}
-	}
-	seen := map[*Shard]bool{}
-	for _, s := range shards {
-		if s != nil && !seen[s] {
-			seen[s] = true
-			hs = append(hs, s.hist[p])
-		}
-	}
-	return nonNil(hs)
-}
-
-// nonNil returns hs without its nil entries.
-func nonNil(hs []*hdrhistogram.Histogram) []*hdrhistogram.Histogram {
-	return slices.DeleteFunc(hs, func(h *hdrhistogram.Histogram) bool { return h == nil })
-}
-
-// lengthMismatches counts the responses whose body length is not doc.
-func lengthMismatches(recs []*Recorder, doc int64) int64 {
-	var n int64
-	for _, rec := range recs {
-		n += rec.exact[Total].Count
-		for i := 0; i < rec.nLengths; i++ {
-			if rec.lengths[i].length == doc {
-				n -= rec.lengths[i].n
-			}
-		}
-	}
-	return n
-}
-
-// mergeErrors adds a recorder's error messages, keeping at most
-// maxRunErrors distinct ones.
-func mergeErrors(c *Counts, rec *Recorder) {
-	c.OtherErrors += rec.errOther
-	for msg, n := range rec.errs {
-		if c.Errors == nil {
-			c.Errors = map[string]int64{}
-		}
-		if _, ok := c.Errors[msg]; ok || len(c.Errors) < maxRunErrors {
-			c.Errors[msg] += n
-		} else {
-			c.OtherErrors += n
-		}
-	}
+	return out
 }

@@ -11,8 +11,10 @@ import (
 // Result's JSON encoding. Readers refuse results of a newer version.
 // Version 2 adds plain numbers (rps, duration_s, totals, and per latency
 // distribution min, mean, sd, max and percentiles in µs and ms) to version
-// 1; ReadResult reads both. The schema is stats/result.schema.json.
-const FormatVersion = 2
+// 1; version 3 gives each series point its width (width_ns: a long run's
+// older intervals are merged). ReadResult reads all three. The schema is
+// stats/result.schema.json.
+const FormatVersion = 3
 
 // Result is the immutable outcome of one run: what was asked (Target), who
 // answered (Server), what happened to every request (Counts) and how long
@@ -27,7 +29,7 @@ type Result struct {
 	Elapsed   time.Duration `json:"elapsed_ns"` // ab's "Time taken for tests": start to last activity
 	StoppedBy string        `json:"stopped_by"` // StopCount, StopTime, StopSignal or StopError
 	StopError string        `json:"stop_error,omitempty"`
-	Target    Target        `json:"target"`
+	Target    Load          `json:"target"` // the load asked for (the JSON key predates the name)
 	Server    Server        `json:"server"`
 	Counts    Counts        `json:"counts"`
 	Latency   Phases        `json:"latency"`
@@ -77,9 +79,12 @@ const (
 	StopError  = "error"  // a fatal error (see StopError)
 )
 
-// Target describes what the run asked for. Durations are nanoseconds in
-// JSON; zero means "not set".
-type Target struct {
+// Load describes what a run asked for (Result.Target): the URL, the
+// request, how many connections, requests, how long, how fast. A target
+// in gb's words is one request of a load (gb.Target, TargetStats); a Load
+// may have several. Durations are nanoseconds in JSON; zero means "not
+// set".
+type Load struct {
 	URL            string        `json:"url"` // credentials redacted
 	Method         string        `json:"method"`
 	Host           string        `json:"host"` // URL host name, no port, no brackets

@@ -6,12 +6,16 @@ import (
 	"testing"
 )
 
-// recorded returns a Result of n responses of total µs each.
+// recorded returns a Result of n ok responses of total µs each.
 func recorded(n int, total int64) *Result {
-	shards := NewShards(1)
-	rec := NewRecorder(shards[0], false, false, 0)
-	record(rec, n, 100, total, 0)
-	return Merge(Result{Version: FormatVersion, Target: Target{URL: "http://127.0.0.1:1/"}, Counts: Counts{Dispatched: int64(n)}}, []*Recorder{rec}, shards)
+	r := &Result{Version: FormatVersion, Target: Load{URL: "http://127.0.0.1:1/"},
+		Counts: Counts{Dispatched: int64(n), Status: map[int]int64{200: int64(n)}}}
+	r.Counts.Outcomes[OK] = int64(n)
+	r.Latency[Total] = &Dist{}
+	for range n {
+		r.Latency[Total].add(total)
+	}
+	return r
 }
 
 func TestRunsRoundTrip(t *testing.T) {

@@ -101,7 +101,7 @@ func checkShards(rs []*Result, partial bool) ([]int, error) {
 	return have, nil
 }
 
-// MissingShardsError is Combine's error for some, not all, of the shards
+// MissingShardsError is Merge's error for some, not all, of the shards
 // of a split load.
 type MissingShardsError struct {
 	Count   int   // the shards the load was split into

@@ -3,7 +3,6 @@ package stats
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -54,128 +53,10 @@ func (t *TargetStats) UnmarshalJSON(b []byte) error {
 // Failed returns the target's failed requests (Σfailed.*).
 func (t *TargetStats) Failed() int64 { return t.Outcomes.Failed() }
 
-// targetSample is one request of a target, batched in a Recorder until it
-// is flushed into the run's targetTable.
-type targetSample struct {
-	target        int32
-	outcome       Outcome
-	us            int64 // total latency; used when outcome responded
-	in, body, out int64
-	responded     bool
-}
-
-// targetTable is a run's per-target account, shared by the shards of one
-// NewShards call: every recorder flushes its batch of targetSamples into
-// it under mu, one lock per batchLen requests. Its rows grow to the
-// largest target index seen.
-type targetTable struct {
-	mu   sync.Mutex
-	rows []targetRow
-}
-
-type targetRow struct {
-	TargetStats
-	doc   int64 // the body length of the first response flushed
-	docd  bool  // doc is set
-	exact Exact
-	hist  *hdrhistogram.PackedHistogram // allocated on the first response (newTargetHist)
-}
-
-// targetDigits is the precision of a target's latency histogram.
-const targetDigits = 2
-
 // newTargetHist returns an empty target histogram: sparse, since a run
 // may have tens of thousands of targets of a few requests each.
 func newTargetHist() *hdrhistogram.PackedHistogram {
-	return hdrhistogram.NewPacked(histLowest, histHighest, targetDigits)
-}
-
-// EndTarget records that the request just ended (with outcome o) went to
-// target t (from 0): bytesIn, body and bytesOut are its bytes, totalUs its
-// total latency in µs (read when o responded). Call it only in runs with
-// several targets, once per request; it allocates only the recorder's
-// batch, at its first call, and takes the run's lock once per batchLen
-// calls.
-func (r *Recorder) EndTarget(t int, o Outcome, bytesIn, body, bytesOut, totalUs int64) {
-	if r.targetBatch == nil { // once per recorder: a run of one target never pays for it
-		r.targetBatch = new([batchLen]targetSample)
-	}
-	if r.nTarget == batchLen {
-		r.flushTargets()
-	}
-	r.targetBatch[r.nTarget] = targetSample{target: int32(t), outcome: o, us: totalUs,
-		in: bytesIn, body: body, out: bytesOut, responded: o.Responded()}
-	r.nTarget++
-}
-
-// flushTargets moves the batched per-target samples into the run's table.
-func (r *Recorder) flushTargets() {
-	if r.nTarget == 0 {
-		return
-	}
-	tt := &r.shard.tl.targets
-	tt.mu.Lock()
-	for _, s := range r.targetBatch[:r.nTarget] {
-		tt.add(&s)
-	}
-	tt.mu.Unlock()
-	r.nTarget = 0
-}
-
-// add folds one sample in. Call with mu held.
-func (tt *targetTable) add(s *targetSample) {
-	for int(s.target) >= len(tt.rows) {
-		tt.rows = append(tt.rows, targetRow{})
-	}
-	row := &tt.rows[s.target]
-	row.Requests++
-	row.Outcomes[s.outcome]++
-	row.BytesIn += s.in
-	row.BodyIn += s.body
-	row.BytesOut += s.out
-	if s.responded {
-		switch {
-		case !row.docd:
-			row.doc, row.docd = s.body, true
-		case s.body != row.doc:
-			row.LengthMismatch++
-		}
-		row.exact.Add(s.us)
-		if row.hist == nil {
-			row.hist = newTargetHist()
-		}
-		_ = row.hist.RecordValue(min(max(s.us, histLowest), histHighest)) // clamped into range: cannot fail
-	}
-}
-
-// mergeTargets fills r.Targets' counts from the run's tables (one per
-// distinct timeline). r.Targets already names the targets (the caller's
-// base); a run with no such list gets none. With targets, the run's
-// length mismatches are the sum of theirs.
-func mergeTargets(r *Result, tls []*timeline) {
-	if len(r.Targets) == 0 {
-		return
-	}
-	defer func() {
-		r.Counts.LengthMismatch = 0
-		for i := range r.Targets {
-			r.Counts.LengthMismatch += r.Targets[i].LengthMismatch
-		}
-	}()
-	out := make([]TargetStats, len(r.Targets))
-	copy(out, r.Targets)
-	for _, tl := range tls {
-		tt := &tl.targets
-		tt.mu.Lock()
-		for i := range tt.rows {
-			if i >= len(out) {
-				break
-			}
-			addTarget(&out[i], &tt.rows[i].TargetStats, &Dist{Exact: tt.rows[i].exact, packed: tt.rows[i].hist})
-		}
-		tt.mu.Unlock()
-	}
-	r.Targets = out
+	return hdrhistogram.NewPacked(HistLowest, HistHighest, TargetDigits)
 }
 
 // addTarget adds b's counts and the latency lat to a.
@@ -204,7 +85,7 @@ func addTarget(a, b *TargetStats, lat *Dist) {
 }
 
 // combineTargets sums the per-target accounts of results of one load
-// (Combine): each must list the same targets, in the same order.
+// (Merge): each must list the same targets, in the same order.
 func combineTargets(rs []*Result) ([]TargetStats, error) {
 	first := rs[0].Targets
 	if len(first) == 0 {

@@ -24,8 +24,8 @@ func TestReadRunsRefusesImpossible(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, doc, want string }{
 		{"empty v2", `{"version":2}`, "run 1: not a gb result (no target url)"},
-		{"v3", strings.Replace(good, `"version": 2`, `"version": 3`, 1), "run 1: format version 3 is newer than this gb reads (2)"},
-		{"negative version", strings.Replace(good, `"version": 2`, `"version": -1`, 1), "run 1: not a gb result (format version -1)"},
+		{"v4", strings.Replace(good, `"version": 3`, `"version": 4`, 1), "run 1: format version 4 is newer than this gb reads (3)"},
+		{"negative version", strings.Replace(good, `"version": 3`, `"version": -1`, 1), "run 1: not a gb result (format version -1)"},
 		{"negative ok", inCounts(good, `"ok": 3`, `"ok": -3`), "run 1: not a gb result: counts.outcomes.ok is -3, below 0"},
 		{"negative status", strings.Replace(good, `"200": 3`, `"200": -3`, 1), "run 1: not a gb result: counts.status.200 is -3, below 0"},
 		{"negative bytes", strings.Replace(good, `"bytes_out": 0`, `"bytes_out": -1`, 1), "run 1: not a gb result: counts.bytes_out is -1, below 0"},

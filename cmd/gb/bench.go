@@ -175,7 +175,7 @@ func execute(p *gb.Plan, o *options, stdout, stderr io.Writer, sig <-chan os.Sig
 		if sock := p.UnixSocket(); sock != "" {
 			via = "unix:" + sock
 		}
-		_ = report.Benchmarking(stdout, p.Target().Host, via, prog.on)
+		_ = report.Benchmarking(stdout, p.Load().Host, via, prog.on)
 	}
 	var opts []gb.Option
 	if o.verbosity >= 2 {

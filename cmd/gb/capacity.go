@@ -137,16 +137,14 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	}
 	defer p.Close()
 	runtime.GOMAXPROCS(p.Procs())
-	rep := &capacity.Report{GBVersion: gb.Version, Command: argv, URL: p.Target().URL, SLOs: co.slos,
+	rep := &capacity.Report{GBVersion: gb.Version, Command: argv, URL: p.Load().URL, SLOs: co.slos,
 		StepTime: co.stepTime, Warmup: co.warmup, MaxErrors: co.maxErrors}
 	fmt.Fprintf(stdout, "gb capacity: %s, SLO %s, errors at most %s; probes of %v after %v warm-up\n",
 		rep.URL, strings.Join(co.slos, ", "), capacity.Percent(co.maxErrors), co.stepTime, co.warmup)
 	_ = capacity.Header(stdout)
 	run := capacity.Policy{StepTime: co.stepTime, SLOs: slos, MaxErrors: co.maxErrors}.Prober(
 		func(ctx context.Context, l capacity.Load) (*stats.Result, error) {
-			cfg := p.Config()
-			cfg.Rate, cfg.Requests, cfg.Duration, cfg.Concurrency = gb.Rate{Freq: l.Rate}, l.Requests, l.Duration, l.Conns
-			return p.Step(ctx, cfg)
+			return p.Step(ctx, gb.Step{Rate: gb.Rate{Freq: l.Rate}, Requests: l.Requests, Duration: l.Duration, Concurrency: l.Conns})
 		})
 	n := 0
 	each := func(pr capacity.Probe) { n++; _ = capacity.Line(stdout, n, pr) }

@@ -14,7 +14,7 @@ import (
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Paths of gb's built-in server's slow and fast endpoints.
@@ -173,7 +173,7 @@ func checkDiffPair(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = profile.Parse(f)
+			_, err = pprof.Parse(f)
 			f.Close()
 			if err != nil {
 				t.Errorf("%s.%s: %v", kind, side, err)

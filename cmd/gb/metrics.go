@@ -57,7 +57,7 @@ func startMetrics(f *metricsFlags, p *gb.Plan) (*exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := p.Target()
+	t := p.Load()
 	reg := metrics.Registry(c, metrics.Labels{Target: t.URL, Shard: t.Shard.String()})
 	srv, err := metrics.Listen(f.addr, reg)
 	if err != nil {

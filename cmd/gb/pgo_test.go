@@ -9,7 +9,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // cpuTotal is the sum of a saved CPU profile's nanoseconds.
@@ -20,7 +20,7 @@ func cpuTotal(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := pprof.Parse(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

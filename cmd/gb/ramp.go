@@ -196,7 +196,17 @@ func (rp *rampPlan) Step(ctx context.Context, l ramp.Load, progress func(int64, 
 	if !l.Last {
 		opts = append(opts, gb.Carry())
 	}
-	return rp.Plan.Step(ctx, stepConfig(rp.base, l), opts...)
+	return rp.Plan.Step(ctx, stepOf(l), opts...)
+}
+
+// stepOf is the Plan's step of the load l (a rate step keeps the Plan's
+// connections, a concurrency step its rate).
+func stepOf(l ramp.Load) gb.Step {
+	s := gb.Step{Requests: l.Requests, Duration: l.Duration, Concurrency: l.Concurrency}
+	if l.Rate > 0 {
+		s.Rate = gb.Rate{Freq: l.Rate, Per: time.Second}
+	}
+	return s
 }
 
 // stepConfig is base with the load l.

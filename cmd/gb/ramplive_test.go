@@ -29,7 +29,7 @@ func TestRampLiveView(t *testing.T) {
 	rl := &rampLive{spec: &spec}
 	rl.addRow(func(w io.Writer) error { return report.RampHeader(w, spec.By) })
 	for i, l := range spec.Levels[:2] {
-		res, err := p.Step(t.Context(), stepConfig(p.Config(), spec.Step(l)))
+		res, err := p.Step(t.Context(), stepOf(spec.Step(l)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -147,7 +147,7 @@ func (r *rampRun) stepDone(i int, rp *ramp.Ramp) error {
 
 // intro prints what the ramp will do.
 func (r *rampRun) intro() {
-	s, t := &r.spec, r.p.Target()
+	s, t := &r.spec, r.p.Load()
 	first, last := s.Levels[0], s.Levels[len(s.Levels)-1]
 	fmt.Fprintf(r.stdout, "gb ramp: %s %s\n", t.Method, t.URL)
 	var what string

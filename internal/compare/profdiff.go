@@ -12,7 +12,7 @@ import (
 	"slices"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // ProfileKind is a server profile a diff is made of: which saved file
@@ -52,7 +52,7 @@ type ProfileDiff struct {
 	// Base and Profile are the merged profiles, Base scaled to Profile's
 	// request count: `go tool pprof -diff_base` of the two shows the
 	// change over the new runs' requests.
-	Base, Profile *profile.Profile
+	Base, Profile *pprof.Profile
 }
 
 // FuncDiff is one function's value per request in each input, in the
@@ -67,7 +67,7 @@ func (f FuncDiff) Delta() float64 { return f.New - f.Old }
 
 // side is one input's profiles of a kind.
 type side struct {
-	profs    []*profile.Profile
+	profs    []*pprof.Profile
 	requests float64 // requests the profiles cover, summed over runs
 }
 
@@ -134,7 +134,7 @@ func covered(sp *stats.ServerProfile, k ProfileKind) float64 {
 
 // parse reads the profile at path; a relative path that does not exist is
 // also looked for in dir (beside the result file).
-func parse(path, dir string) (*profile.Profile, error) {
+func parse(path, dir string) (*pprof.Profile, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
@@ -142,7 +142,7 @@ func parse(path, dir string) (*profile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p, err := profile.ParseData(b)
+	p, err := pprof.ParseData(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -195,7 +195,7 @@ func readProfile(path string) ([]byte, error) {
 // subtracts their per-request values function by function.
 func diff(k ProfileKind, a, b side) (*ProfileDiff, error) {
 	rename := unify(funcNames(a.profs), funcNames(b.profs))
-	var merged [2]*profile.Profile
+	var merged [2]*pprof.Profile
 	for i, s := range []side{a, b} {
 		for _, p := range s.profs {
 			for _, fn := range p.Function {
@@ -204,7 +204,7 @@ func diff(k ProfileKind, a, b side) (*ProfileDiff, error) {
 				}
 			}
 		}
-		m, err := profile.Merge(s.profs)
+		m, err := pprof.Merge(s.profs)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +242,7 @@ func diff(k ProfileKind, a, b side) (*ProfileDiff, error) {
 }
 
 // funcNames is the set of function names in ps.
-func funcNames(ps []*profile.Profile) map[string]bool {
+func funcNames(ps []*pprof.Profile) map[string]bool {
 	names := map[string]bool{}
 	for _, p := range ps {
 		for _, fn := range p.Function {
@@ -253,7 +253,7 @@ func funcNames(ps []*profile.Profile) map[string]bool {
 }
 
 // sampleIndex is the index of sample type typ in p.
-func sampleIndex(p *profile.Profile, typ string) (int, error) {
+func sampleIndex(p *pprof.Profile, typ string) (int, error) {
 	for i, st := range p.SampleType {
 		if st.Type == typ {
 			return i, nil
@@ -266,7 +266,7 @@ func sampleIndex(p *profile.Profile, typ string) (int, error) {
 // innermost frame outside the runtime and the standard library's
 // internals (or the innermost frame when all are internal). It also
 // returns the total.
-func own(p *profile.Profile, idx int) (map[string]float64, float64) {
+func own(p *pprof.Profile, idx int) (map[string]float64, float64) {
 	m := map[string]float64{}
 	var total float64
 	for _, s := range p.Sample {
@@ -281,7 +281,7 @@ func own(p *profile.Profile, idx int) (map[string]float64, float64) {
 
 // owner is the function a sample counts for (see own); "" when the sample
 // has no symbolised frame.
-func owner(s *profile.Sample) string {
+func owner(s *pprof.Sample) string {
 	leaf := ""
 	for _, loc := range s.Location {
 		for _, ln := range loc.Line { // innermost first: inlined frames before their caller

@@ -7,30 +7,30 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // cpuProfile is a CPU profile whose samples are stacks (leaf first) with
 // values in ns.
-func cpuProfile(samples map[[3]string]int64) *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
-		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10e6,
+func cpuProfile(samples map[[3]string]int64) *pprof.Profile {
+	p := &pprof.Profile{
+		SampleType: []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10e6,
 	}
-	funcs := map[string]*profile.Function{}
+	funcs := map[string]*pprof.Function{}
 	for stack, v := range samples {
-		s := &profile.Sample{Value: []int64{v / 10e6, v}}
+		s := &pprof.Sample{Value: []int64{v / 10e6, v}}
 		for _, name := range stack {
 			if name == "" {
 				continue
 			}
 			fn := funcs[name]
 			if fn == nil {
-				fn = &profile.Function{ID: uint64(len(funcs) + 1), Name: name}
+				fn = &pprof.Function{ID: uint64(len(funcs) + 1), Name: name}
 				funcs[name] = fn
 				p.Function = append(p.Function, fn)
 			}
-			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn}}}
+			loc := &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: fn}}}
 			p.Location = append(p.Location, loc)
 			s.Location = append(s.Location, loc)
 		}
@@ -41,7 +41,7 @@ func cpuProfile(samples map[[3]string]int64) *profile.Profile {
 
 // profiledInput saves p under dir as name's CPU profile, listed by a
 // relative path, and returns an input of one run of requests responses.
-func profiledInput(t *testing.T, dir, name string, p *profile.Profile, requests int64) Input {
+func profiledInput(t *testing.T, dir, name string, p *pprof.Profile, requests int64) Input {
 	f, err := os.Create(filepath.Join(dir, name+".pb.gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestDiffProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	base, err := profile.Parse(f)
+	base, err := pprof.Parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Builder collects the summaries of a capture's profiles. The zero value
@@ -38,7 +38,7 @@ func New(requests int64, kinds []string) *Builder {
 // wall time load the windows covered (stats.ServerCPU), to scale the
 // sampled time to the whole load as the profile section's per request
 // does. A nil p is ignored.
-func (b *Builder) CPU(p *profile.Profile, load, covered time.Duration) {
+func (b *Builder) CPU(p *pprof.Profile, load, covered time.Duration) {
 	if p == nil || covered <= 0 {
 		return
 	}
@@ -52,7 +52,7 @@ func (b *Builder) Runtime(rt *stats.ServerRuntime) { b.rt = rt }
 
 // Delta takes the delta over the load of a heap, allocs, block or mutex
 // profile; other kinds and a nil p are ignored.
-func (b *Builder) Delta(kind string, p *profile.Profile) {
+func (b *Builder) Delta(kind string, p *pprof.Profile) {
 	if p == nil {
 		return
 	}
@@ -70,7 +70,7 @@ func (b *Builder) Delta(kind string, p *profile.Profile) {
 
 // Goroutines takes the goroutine profiles before, during and after the
 // load; any may be nil (not captured).
-func (b *Builder) Goroutines(before, during, after *profile.Profile) {
+func (b *Builder) Goroutines(before, during, after *pprof.Profile) {
 	if before == nil && during == nil && after == nil {
 		return
 	}

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"strings"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // The classes of CPU time (stats.CPUClass.Class).
@@ -139,7 +139,7 @@ type cpuSplit struct {
 }
 
 // splitCPU sums p's CPU samples (the nanoseconds type) by class.
-func splitCPU(p *profile.Profile) cpuSplit {
+func splitCPU(p *pprof.Profile) cpuSplit {
 	s := cpuSplit{by: map[string]int64{}, top: map[string]map[string]int64{}}
 	idx := sampleIndex(p, "cpu")
 	if idx < 0 {

@@ -6,28 +6,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // build makes a profile of one sample type from stacks (innermost
 // first) and their values.
-func build(typ, unit string, samples map[string]int64) *profile.Profile {
-	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: typ, Unit: unit}}}
-	funcs := map[string]*profile.Function{}
+func build(typ, unit string, samples map[string]int64) *pprof.Profile {
+	p := &pprof.Profile{SampleType: []*pprof.ValueType{{Type: typ, Unit: unit}}}
+	funcs := map[string]*pprof.Function{}
 	for st, v := range samples {
-		var locs []*profile.Location
+		var locs []*pprof.Location
 		for _, name := range strings.Split(st, ";") {
 			f := funcs[name]
 			if f == nil {
-				f = &profile.Function{ID: uint64(len(funcs) + 1), Name: name}
+				f = &pprof.Function{ID: uint64(len(funcs) + 1), Name: name}
 				funcs[name] = f
 				p.Function = append(p.Function, f)
 			}
-			l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+			l := &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: f}}}
 			p.Location = append(p.Location, l)
 			locs = append(locs, l)
 		}
-		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{v}})
+		p.Sample = append(p.Sample, &pprof.Sample{Location: locs, Value: []int64{v}})
 	}
 	return p
 }
@@ -104,7 +104,7 @@ func TestVerdictContention(t *testing.T) {
 		"sync.(*Mutex).Unlock;example.com/app.hold" + serveStack: 700 * ms,
 		"sync.(*Mutex).Unlock;net/http.(*conn).serve":            900 * ms,
 	})
-	mutex.SampleType = append([]*profile.ValueType{{Type: "contentions", Unit: "count"}}, mutex.SampleType...)
+	mutex.SampleType = append([]*pprof.ValueType{{Type: "contentions", Unit: "count"}}, mutex.SampleType...)
 	for _, s := range mutex.Sample {
 		s.Value = []int64{7, s.Value[0]}
 	}
@@ -143,7 +143,7 @@ func TestVerdictGC(t *testing.T) {
 }
 
 // goroutineProfile has n goroutines in each stack.
-func goroutineProfile(stacks map[string]int64) *profile.Profile {
+func goroutineProfile(stacks map[string]int64) *pprof.Profile {
 	return build("goroutine", "count", stacks)
 }
 

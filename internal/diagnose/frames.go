@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // stdRoots are the first elements of the import paths of Go's standard
@@ -25,7 +25,7 @@ const maxName = 200
 
 // stack returns the function names of a sample, innermost first (inlined
 // frames count as functions, as in pprof).
-func stack(s *profile.Sample) []string {
+func stack(s *pprof.Sample) []string {
 	var out []string
 	for _, loc := range s.Location {
 		if len(loc.Line) == 0 {
@@ -112,7 +112,7 @@ func clean(s string) string {
 
 // sampleIndex returns the index of the sample type named typ, else the
 // profile's default (DefaultSampleType, else the last); -1 without any.
-func sampleIndex(p *profile.Profile, typ string) int {
+func sampleIndex(p *pprof.Profile, typ string) int {
 	for i, st := range p.SampleType {
 		if st.Type == typ {
 			return i

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Leak thresholds: the goroutines after the load exceed those before by
@@ -22,7 +22,7 @@ const (
 const maxFrames = 3
 
 // goroutines compares the counts and stacks of the goroutine profiles.
-func goroutines(before, during, after *profile.Profile, requests int64) *stats.DiagnosisGoroutines {
+func goroutines(before, during, after *pprof.Profile, requests int64) *stats.DiagnosisGoroutines {
 	g := &stats.DiagnosisGoroutines{Before: count(before), During: count(during), After: count(after)}
 	if before == nil || after == nil {
 		return g
@@ -46,7 +46,7 @@ func goroutines(before, during, after *profile.Profile, requests int64) *stats.D
 }
 
 // count is a goroutine profile's goroutines; -1 for nil.
-func count(p *profile.Profile) int64 {
+func count(p *pprof.Profile) int64 {
 	if p == nil {
 		return -1
 	}
@@ -63,7 +63,7 @@ func count(p *profile.Profile) int64 {
 // byStack counts a goroutine profile's goroutines by a short stack: from
 // the innermost frame of the server's own code (else the innermost
 // frame), maxFrames frames outwards.
-func byStack(p *profile.Profile) map[string]int64 {
+func byStack(p *pprof.Profile) map[string]int64 {
 	out := map[string]int64{}
 	idx := sampleIndex(p, "goroutine")
 	for _, s := range p.Sample {

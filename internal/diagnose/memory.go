@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // maxSites is how many allocation sites, wait sites and grown stacks a
@@ -20,7 +20,7 @@ type allocSummary struct {
 }
 
 // summariseAllocs sums p's alloc_space and alloc_objects.
-func summariseAllocs(p *profile.Profile) allocSummary {
+func summariseAllocs(p *pprof.Profile) allocSummary {
 	a := allocSummary{byOwn: map[string]int64{}}
 	bi, oi := sampleIndex(p, "alloc_space"), sampleIndex(p, "alloc_objects")
 	if bi < 0 || p.SampleType[bi].Type != "alloc_space" {

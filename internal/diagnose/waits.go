@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // waits sums a mutex or block delta profile's delay by the innermost
@@ -15,7 +15,7 @@ import (
 // without the server's code (the HTTP server's own waits) are left out.
 // It returns the largest sites per request and the user code's total
 // delay in nanoseconds.
-func waits(p *profile.Profile, kind string, requests int64) ([]stats.DiagnosisWait, int64) {
+func waits(p *pprof.Profile, kind string, requests int64) ([]stats.DiagnosisWait, int64) {
 	di, ci := sampleIndex(p, "delay"), sampleIndex(p, "contentions")
 	if di < 0 || p.SampleType[di].Type != "delay" {
 		return nil, 0

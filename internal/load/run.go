@@ -14,6 +14,7 @@ import (
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -97,7 +98,7 @@ type Run struct {
 	cfg        Config
 	workers    []*worker
 	recs       recorders // the workers' recorders, each once
-	shards     []*stats.Shard
+	groups     []*record.Group
 	next       atomic.Int64 // index of the next request; the budget is spent when it reaches limit
 	limit      int64        // the budget: Requests, or the Pacer's requests within Duration when fewer (see budget)
 	holdToEnd  bool         // limit is the schedule's: the run lasts its Duration (workers wait for the stop)
@@ -105,7 +106,7 @@ type Run struct {
 	measuring  atomic.Bool  // the warm-up is over
 	begun      atomic.Bool  // Run has made the recorders (Snapshot reads them only then)
 	warmStart  time.Time    // the warm-up's start; r.start is its end
-	warmShards []*stats.Shard
+	warmGroups []*record.Group
 	stopped    atomic.Bool
 	cause      atomic.Pointer[stopCause]
 	opened     atomic.Int64 // workers that got past connecting, for the connect-failure abort
@@ -196,9 +197,9 @@ func (r *Run) Done() int64 {
 type Progress struct {
 	Done    int64         // requests ended so far, any outcome (warmup excluded)
 	Elapsed time.Duration // since the measured load started
-	stats.LiveCounts
+	record.LiveCounts
 	// P50 and P99 are the total latency's in a recently closed interval of
-	// the time series (stats.ClosedLatency); 0 until one closed.
+	// the time series (record.ClosedLatency); 0 until one closed.
 	P50, P99 time.Duration
 }
 
@@ -214,7 +215,7 @@ func (r *Run) Snapshot() Progress {
 		p.Done += rec.Done()
 		rec.AddLive(&p.LiveCounts)
 	}
-	if p50, p99, ok := stats.ClosedLatency(r.shards); ok {
+	if p50, p99, ok := record.ClosedLatency(r.groups); ok {
 		p.P50, p.P99 = time.Duration(p50)*time.Microsecond, time.Duration(p99)*time.Microsecond
 	}
 	return p
@@ -222,15 +223,15 @@ func (r *Run) Snapshot() Progress {
 
 // Closed sets dst to copies of the run's latency histograms over the
 // intervals closed so far and returns their status classes and bytes
-// (stats.CopyClosed): a watcher's read, from any goroutine, that never
+// (record.CopyClosed): a watcher's read, from any goroutine, that never
 // touches a histogram being written. After Run returned it holds the
 // whole run; before Run made its recorders, dst holds empty histograms.
 func (r *Run) Closed(dst *[2]*hdrhistogram.Histogram) stats.Closed {
-	var shards []*stats.Shard
+	var groups []*record.Group
 	if r.begun.Load() {
-		shards = r.shards
+		groups = r.groups
 	}
-	return stats.CopyClosed(shards, dst)
+	return record.CopyClosed(groups, dst)
 }
 
 // Stop ends the run early for reason (stats.StopSignal, stats.StopTime or
@@ -427,7 +428,7 @@ func (r *Run) result(base stats.Result) *stats.Result {
 	base.Elapsed = max(last.Sub(base.Start), 0) // a stop in the warm-up measured nothing
 	base.End = base.Start.Add(base.Elapsed)
 	base.Warmup = r.warmup()
-	res := stats.Merge(base, recs, r.shards)
+	res := record.Collect(base, recs, r.groups)
 	if r.cfg.Pacer != nil {
 		r.schedule(res)
 	}
@@ -445,7 +446,7 @@ func (r *Run) warmup() *stats.Warmup {
 	for _, w := range r.workers {
 		sent += w.warmSent
 	}
-	res := stats.Merge(stats.Result{Counts: stats.Counts{Dispatched: sent}}, recs, r.warmShards)
+	res := record.Collect(stats.Result{Counts: stats.Counts{Dispatched: sent}}, recs, r.warmGroups)
 	return &stats.Warmup{Duration: r.cfg.Warmup, Counts: res.Counts}
 }
 

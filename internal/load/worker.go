@@ -9,6 +9,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/evloop"
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -19,20 +20,20 @@ type worker struct {
 	// The fields every request touches come first, together: with
 	// thousands of connections each line of a worker is a cache miss.
 	run        *Run
-	driven     Driven          // conn, when the loop runs its kept-alive exchanges (drive.go); nil = never
-	rec        *stats.Recorder // the recorder in use: warm, then main
-	dispatched int64           // measured requests sent (or tried)
-	warming    bool            // rec is warm
-	inFlight   bool            // x was started by sendNext and awaits Finish
-	spent      bool            // sendNext found the budget spent
-	connected  bool            // a request of this worker got past connecting
-	stepFn     func() bool     // w.step, bound once
-	task       *evloop.Task    // the event-loop task running this worker; nil = its own goroutine
-	last       clock.Mono      // end of this worker's last request
+	driven     Driven           // conn, when the loop runs its kept-alive exchanges (drive.go); nil = never
+	rec        *record.Recorder // the recorder in use: warm, then main
+	dispatched int64            // measured requests sent (or tried)
+	warming    bool             // rec is warm
+	inFlight   bool             // x was started by sendNext and awaits Finish
+	spent      bool             // sendNext found the budget spent
+	connected  bool             // a request of this worker got past connecting
+	stepFn     func() bool      // w.step, bound once
+	task       *evloop.Task     // the event-loop task running this worker; nil = its own goroutine
+	last       clock.Mono       // end of this worker's last request
 	conn       Conn
-	main       *stats.Recorder // the measured requests'
-	warm       *stats.Recorder // the warm-up's; nil without one
-	warmSent   int64           // warm-up requests sent (or tried)
+	main       *record.Recorder // the measured requests'
+	warm       *record.Recorder // the warm-up's; nil without one
+	warmSent   int64            // warm-up requests sent (or tried)
 	backoff    time.Duration
 	x          Exchange // the exchange in flight (loop)
 	slot       int      // the worker's index in the run, its Feed slot
@@ -289,7 +290,7 @@ func (w *worker) sleep(d time.Duration) {
 
 // response records a complete response's timings and body.
 func (w *worker) response(x *Exchange) {
-	var t stats.Timing
+	var t record.Timing
 	t[stats.Connect] = micros(x.Connected.Sub(x.Start))
 	t[stats.Total] = micros(x.Done.Sub(x.Start))
 	t[stats.Processing] = max(t[stats.Total]-t[stats.Connect], 0)

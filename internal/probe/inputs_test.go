@@ -137,9 +137,9 @@ var inputCases = []inputCase{
 		return []byte(`{"version":2,"target":` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "}")
 	}, code: 1, msg: "exceeded max depth"},
 	{name: "empty version 2", doc: func([]byte) []byte { return []byte(`{"version":2}`) }, code: 1, msg: "run 1: not a gb result (no target url)"},
-	{name: "version 3", doc: replace(`"version": 2`, `"version": 3`), code: 1, msg: "run 1: format version 3 is newer than this gb reads (2)"},
-	{name: "version -1", doc: replace(`"version": 2`, `"version": -1`), code: 1, msg: "run 1: not a gb result (format version -1)"},
-	{name: "version string", doc: replace(`"version": 2`, `"version": "2"`), code: 1, msg: "not a gb result: json: cannot unmarshal string"},
+	{name: "version 4", doc: replace(`"version": 3`, `"version": 4`), code: 1, msg: "run 1: format version 4 is newer than this gb reads (3)"},
+	{name: "version -1", doc: replace(`"version": 3`, `"version": -1`), code: 1, msg: "run 1: not a gb result (format version -1)"},
+	{name: "version string", doc: replace(`"version": 3`, `"version": "3"`), code: 1, msg: "not a gb result: json: cannot unmarshal string"},
 	{name: "negative count", doc: func(g []byte) []byte { return inCounts(g, `"ok": 20`, `"ok": -20`) }, code: 1,
 		msg: "run 1: not a gb result: counts.outcomes.ok is -20, below 0"},
 	{name: "negative bytes", doc: func(g []byte) []byte { return inCounts(g, `"bytes_out": `, `"bytes_out": -`) }, code: 1, msg: "counts.bytes_out is -"},

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Config says what to capture and where to put it. The zero value of each
@@ -135,16 +135,16 @@ type Capture struct {
 	notes []string // guarded by mu
 
 	// Owned by Start, then by Stop.
-	base       map[Kind]*profile.Profile
+	base       map[Kind]*pprof.Profile
 	varsBefore *memStats
 
 	// Owned by the CPU goroutine; read after wg.Wait.
-	cpu     *profile.Profile
+	cpu     *pprof.Profile
 	cpuHeld int64 // cpu's share of the memory budget
 	windows []window
 
 	// Owned by the goroutine and trace goroutines; read after wg.Wait.
-	goroutine *profile.Profile
+	goroutine *pprof.Profile
 	traced    bool
 
 	live live // the readings Live returns
@@ -192,7 +192,7 @@ func Prepare(ctx context.Context, cfg Config) (*Capture, error) {
 		return nil, err
 	}
 	c := &Capture{cfg: cfg, f: newFetcher(base, cfg.TLS, newBudget(cfg.maxMemory())), url: base.Redacted(), kinds: kinds,
-		vars: varsURL(base, cfg.VarsURL), stop: make(chan struct{}), base: map[Kind]*profile.Profile{}}
+		vars: varsURL(base, cfg.VarsURL), stop: make(chan struct{}), base: map[Kind]*pprof.Profile{}}
 	c.bg, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := c.probe(); err != nil {
 		c.f.close()
@@ -305,7 +305,7 @@ func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 		return c.unbegun(requests)
 	}
 	varsAfter, varsErr := c.readVars()
-	after := map[Kind]*profile.Profile{}
+	after := map[Kind]*pprof.Profile{}
 	c.snapshot(after)
 	c.wg.Wait()
 	sp := &stats.ServerProfile{URL: c.url, Requests: requests, Dir: c.dir}
@@ -378,7 +378,7 @@ func (c *Capture) probe() error {
 
 // snapshot fetches the delta kinds' profiles, and the goroutine profile,
 // into m, in parallel.
-func (c *Capture) snapshot(m map[Kind]*profile.Profile) {
+func (c *Capture) snapshot(m map[Kind]*pprof.Profile) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, k := range c.kinds {
@@ -400,7 +400,7 @@ func (c *Capture) snapshot(m map[Kind]*profile.Profile) {
 }
 
 // fetchProfile gets and parses base+rel within d.
-func (c *Capture) fetchProfile(rel string, d time.Duration) (*profile.Profile, error) {
+func (c *Capture) fetchProfile(rel string, d time.Duration) (*pprof.Profile, error) {
 	ctx, cancel := context.WithTimeout(c.bg, d)
 	defer cancel()
 	b, err := c.f.get(ctx, rel, c.cfg.maxBody(), nil)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // maxCPUFailures is how many failed windows in a row end the CPU capture.
@@ -148,7 +148,7 @@ func (c *Capture) merge(b cpuBody) error {
 
 // checkEntries refuses a CPU profile with more samples and locations than
 // Config.MaxEntries.
-func (c *Capture) checkEntries(p *profile.Profile) error {
+func (c *Capture) checkEntries(p *pprof.Profile) error {
 	if len(p.Sample)+len(p.Location) > c.cfg.maxEntries() {
 		return fmt.Errorf("%w of %d samples and locations", errTooLarge, c.cfg.maxEntries())
 	}
@@ -157,13 +157,13 @@ func (c *Capture) checkEntries(p *profile.Profile) error {
 
 // mergeSafe merges profiles from the target, turning a panic on hostile
 // input into an error.
-func mergeSafe(ps ...*profile.Profile) (p *profile.Profile, err error) {
+func mergeSafe(ps ...*pprof.Profile) (p *pprof.Profile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("profile: cannot merge (%v)", r)
 		}
 	}()
-	if p, err = profile.Merge(ps); err != nil {
+	if p, err = pprof.Merge(ps); err != nil {
 		return nil, fmt.Errorf("profile: cannot merge: %v", err)
 	}
 	return p, nil

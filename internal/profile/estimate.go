@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // The memory a parsed profile holds per element, in bytes: pprof's
@@ -259,7 +259,7 @@ var errNestedGzip = errors.New("profile: nested gzip")
 
 // estimateParsed is estimate for a profile already in memory (a merge of
 // CPU windows), from the same weights.
-func estimateParsed(p *profile.Profile) int64 {
+func estimateParsed(p *pprof.Profile) int64 {
 	est := int64(costBase) + costOther*int64(len(p.SampleType)+len(p.Comments)+1)
 	for _, s := range p.Sample {
 		est += costSample + costLocID*int64(len(s.Location)) + costValue*int64(len(s.Value)) +

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // maxRedirects bounds the same-origin redirects a fetch follows.
@@ -133,7 +133,7 @@ func (f *fetcher) get(ctx context.Context, rel string, max int64, wrote func()) 
 // budget does a second pass decompress into a buffer of exactly that size
 // and parse it. The buffer is given back on return; the parsed profile's
 // share, held, when the caller drops the profile.
-func parse(b *body, maxData int64, mem *budget) (p *profile.Profile, held int64, err error) {
+func parse(b *body, maxData int64, mem *budget) (p *pprof.Profile, held int64, err error) {
 	open := func() (io.Reader, error) {
 		if !b.isGzip() {
 			return b.reader(), nil
@@ -179,13 +179,13 @@ func parse(b *body, maxData int64, mem *budget) (p *profile.Profile, held int64,
 
 // parseSafe parses an uncompressed profile and checks it, turning a
 // panic in the decoder on hostile input into an error.
-func parseSafe(data []byte) (p *profile.Profile, err error) {
+func parseSafe(data []byte) (p *pprof.Profile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("profile: malformed profile (%v)", r)
 		}
 	}()
-	if p, err = profile.ParseUncompressed(data); err != nil {
+	if p, err = pprof.ParseUncompressed(data); err != nil {
 		return nil, fmt.Errorf("profile: not a pprof profile: %v", err)
 	}
 	if err := p.CheckValid(); err != nil {

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Live is what a capture knows about the server while the load runs.
@@ -45,7 +45,7 @@ func (c *Capture) Live() Live {
 }
 
 // noteWindow records one CPU window's busy cores.
-func (c *Capture) noteWindow(p *profile.Profile) {
+func (c *Capture) noteWindow(p *pprof.Profile) {
 	if p.DurationNanos <= 0 || len(p.SampleType) == 0 {
 		return
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // protoField appends a length-delimited protobuf field.
@@ -94,7 +94,7 @@ func TestEstimateBoundsParse(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		p, err := profile.ParseUncompressed(raw)
+		p, err := pprof.ParseUncompressed(raw)
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(p)
 		used := int64(after.TotalAlloc - before.TotalAlloc)

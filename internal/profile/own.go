@@ -3,7 +3,7 @@ package profile
 import (
 	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // Own returns the "your code" view of p for its default sample type:
@@ -22,7 +22,7 @@ import (
 //
 // Rows below pprof's -nodefraction cutoff are left out, as in Top; Total
 // is the profile's total, so percentages compare with Top's.
-func Own(p *profile.Profile, n int) stats.ProfileTop {
+func Own(p *pprof.Profile, n int) stats.ProfileTop {
 	idx := sampleIndex(p)
 	if idx < 0 {
 		return stats.ProfileTop{}
@@ -46,7 +46,7 @@ func Own(p *profile.Profile, n int) stats.ProfileTop {
 
 // callees sums, per standard-library function, the samples of p in which
 // it is the direct callee of the innermost frame of the target's code.
-func callees(p *profile.Profile, idx int) map[string]*stats.ProfileFunction {
+func callees(p *pprof.Profile, idx int) map[string]*stats.ProfileFunction {
 	out := map[string]*stats.ProfileFunction{}
 	framesOf := frameCache{}.names
 	var stack []string

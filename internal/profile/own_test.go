@@ -10,7 +10,7 @@ import (
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // tutorial is a CPU profile shaped like the v1 server of a public Go
@@ -19,43 +19,43 @@ import (
 // runtime's garbage collector and scheduler taking most of the CPU. The
 // logging's cost lies in write syscalls, so log.(*Logger).output ranks
 // below the first 20 rows by cum.
-func tutorial() *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
-		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+func tutorial() *pprof.Profile {
+	p := &pprof.Profile{
+		SampleType: []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"},
 		Period:     10_000_000, DurationNanos: 10e9,
 	}
-	fns := map[string]*profile.Function{}
-	fn := func(name string) *profile.Function {
+	fns := map[string]*pprof.Function{}
+	fn := func(name string) *pprof.Function {
 		if f := fns[name]; f != nil {
 			return f
 		}
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: "x.go"}
+		f := &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: "x.go"}
 		fns[name] = f
 		p.Function = append(p.Function, f)
 		return f
 	}
-	locs := map[string]*profile.Location{}
-	loc := func(names ...string) *profile.Location { // one location, inlined frames innermost first
+	locs := map[string]*pprof.Location{}
+	loc := func(names ...string) *pprof.Location { // one location, inlined frames innermost first
 		key := strings.Join(names, "|")
 		if l := locs[key]; l != nil {
 			return l
 		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Address: uint64(0x1000 + 16*len(p.Location))}
+		l := &pprof.Location{ID: uint64(len(p.Location) + 1), Address: uint64(0x1000 + 16*len(p.Location))}
 		for _, n := range names {
-			l.Line = append(l.Line, profile.Line{Function: fn(n), Line: 1})
+			l.Line = append(l.Line, pprof.Line{Function: fn(n), Line: 1})
 		}
 		locs[key] = l
 		p.Location = append(p.Location, l)
 		return l
 	}
-	serve := []*profile.Location{loc("main.handler"), loc("net/http.HandlerFunc.ServeHTTP"),
+	serve := []*pprof.Location{loc("main.handler"), loc("net/http.HandlerFunc.ServeHTTP"),
 		loc("net/http.serverHandler.ServeHTTP"), loc("net/http.(*conn).serve"), loc("runtime.goexit")}
-	sample := func(ms int64, stack ...*profile.Location) {
-		p.Sample = append(p.Sample, &profile.Sample{Location: stack, Value: []int64{ms / 10, ms * 1e6}})
+	sample := func(ms int64, stack ...*pprof.Location) {
+		p.Sample = append(p.Sample, &pprof.Sample{Location: stack, Value: []int64{ms / 10, ms * 1e6}})
 	}
 	handler := func(ms int64, inner ...string) { // inner: callees of main.handler, innermost first
-		var stack []*profile.Location
+		var stack []*pprof.Location
 		for _, n := range inner {
 			stack = append(stack, loc(n))
 		}

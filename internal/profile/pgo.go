@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/gb-bench/gb/internal/outfile"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // maxPGOFile caps one CPU profile file read back for WritePGO: gb wrote
@@ -21,7 +21,7 @@ func WritePGO(path string, cpuFiles []string) error {
 	if len(cpuFiles) == 0 {
 		return errors.New("no CPU profile to write")
 	}
-	var ps []*profile.Profile
+	var ps []*pprof.Profile
 	for _, f := range cpuFiles {
 		p, err := readCPU(f)
 		if err != nil {
@@ -37,7 +37,7 @@ func WritePGO(path string, cpuFiles []string) error {
 }
 
 // readCPU reads a CPU profile gb saved.
-func readCPU(path string) (*profile.Profile, error) {
+func readCPU(path string) (*pprof.Profile, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func readCPU(path string) (*profile.Profile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := pprof.Parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/gb-bench/gb/internal/diagnose"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // traceMagic starts every Go runtime trace ("go 1.22 trace\x00...").
@@ -78,8 +78,8 @@ func (c *Capture) analyseTrace(d *diagnose.Builder) {
 // load's duration). The allocs delta also gives sp.Allocs. It returns the
 // delta of a delta kind (for the diagnosis, which keeps no reference to
 // it), else nil.
-func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) (delta *profile.Profile) {
-	var p *profile.Profile
+func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *pprof.Profile) (delta *pprof.Profile) {
+	var p *pprof.Profile
 	switch {
 	case k == CPU:
 		p = c.cpu
@@ -128,7 +128,7 @@ func (c *Capture) save(sp *stats.ServerProfile, k Kind, after *profile.Profile) 
 
 // sampleTotal is the sum of p's values of the sample type named typ; 0
 // when p has no such type.
-func sampleTotal(p *profile.Profile, typ string) int64 {
+func sampleTotal(p *pprof.Profile, typ string) int64 {
 	for i, st := range p.SampleType {
 		if st.Type != typ {
 			continue
@@ -171,7 +171,7 @@ func (c *Capture) list(sp *stats.ServerProfile, k Kind) {
 
 // subtract returns after minus before, as `go tool pprof -base` computes it:
 // samples whose values did not change are dropped.
-func subtract(before, after *profile.Profile) (*profile.Profile, error) {
+func subtract(before, after *pprof.Profile) (*pprof.Profile, error) {
 	neg := before.Copy()
 	neg.Scale(-1)
 	p, err := mergeSafe(after, neg)

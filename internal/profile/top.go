@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // nodeFraction is `go tool pprof`'s default -nodefraction: functions whose
@@ -42,7 +42,7 @@ const (
 // Functions whose |cum| is below half a percent of the summed flat values
 // (which leave the stackless samples out) are left out, as pprof does with
 // its default -nodefraction.
-func Top(p *profile.Profile, n int, o Order) stats.ProfileTop {
+func Top(p *pprof.Profile, n int, o Order) stats.ProfileTop {
 	idx := sampleIndex(p)
 	top := stats.ProfileTop{}
 	if idx < 0 {
@@ -77,7 +77,7 @@ func head(rows []stats.ProfileFunction, n int, o Order) []stats.ProfileFunction 
 // functions returns the flat and cum values of every function of p for
 // sample type idx that pprof would show, the total, and the cutoff below
 // which pprof hides a function (by |cum|).
-func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total, cutoff int64) {
+func functions(p *pprof.Profile, idx int) (rows []stats.ProfileFunction, total, cutoff int64) {
 	type node struct{ flat, cum int64 }
 	nodes := map[string]*node{}
 	at := func(name string) *node {
@@ -122,10 +122,10 @@ func functions(p *profile.Profile, idx int) (rows []stats.ProfileFunction, total
 }
 
 // frameCache holds the frame names of locations already seen.
-type frameCache map[*profile.Location][]string
+type frameCache map[*pprof.Location][]string
 
 // names returns loc's function names, innermost first (see frameNames).
-func (c frameCache) names(loc *profile.Location) []string {
+func (c frameCache) names(loc *pprof.Location) []string {
 	f, ok := c[loc]
 	if !ok {
 		f = frameNames(loc)
@@ -136,7 +136,7 @@ func (c frameCache) names(loc *profile.Location) []string {
 
 // sampleIndex is the sample type pprof shows by default: the profile's
 // DefaultSampleType, else the last one; -1 when there is none.
-func sampleIndex(p *profile.Profile) int {
+func sampleIndex(p *pprof.Profile) int {
 	if p.DefaultSampleType != "" {
 		for i, st := range p.SampleType {
 			if st.Type == p.DefaultSampleType {
@@ -150,7 +150,7 @@ func sampleIndex(p *profile.Profile) int {
 // frameNames returns the function names of a location, innermost first;
 // a location without line information is named by its address, and a
 // line without a function is "?".
-func frameNames(loc *profile.Location) []string {
+func frameNames(loc *pprof.Location) []string {
 	if len(loc.Line) == 0 {
 		return []string{fmt.Sprintf("%#x", loc.Address)}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/gb-bench/gb/internal/testserver"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
-	"github.com/google/pprof/profile"
+	pprof "github.com/google/pprof/profile"
 )
 
 // pprofRow is one row of `go tool pprof -top`, values in the profile's
@@ -144,23 +144,23 @@ func TestTopMatchesPprof(t *testing.T) {
 // inlined frames, recursion, equal flat values, a function below the
 // cutoff, a zero sample, and a sample with an empty stack (merged CPU
 // profiles have them; pprof counts them in the total).
-func synthetic() *profile.Profile {
-	p := &profile.Profile{
-		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
-		PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+func synthetic() *pprof.Profile {
+	p := &pprof.Profile{
+		SampleType:    []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"},
 		Period:        10_000_000,
 		DurationNanos: 2e9,
 	}
-	fns := map[string]*profile.Function{}
+	fns := map[string]*pprof.Function{}
 	for i, name := range []string{"main.main", "main.work", "main.inlined", "main.rec", "main.b", "main.a", "main.tiny", "runtime.goexit"} {
-		f := &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: "main.go"}
+		f := &pprof.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: "main.go"}
 		fns[name] = f
 		p.Function = append(p.Function, f)
 	}
-	loc := func(names ...string) *profile.Location { // innermost first
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Address: uint64(0x1000 + len(p.Location))}
+	loc := func(names ...string) *pprof.Location { // innermost first
+		l := &pprof.Location{ID: uint64(len(p.Location) + 1), Address: uint64(0x1000 + len(p.Location))}
 		for _, n := range names {
-			l.Line = append(l.Line, profile.Line{Function: fns[n], Line: 1})
+			l.Line = append(l.Line, pprof.Line{Function: fns[n], Line: 1})
 		}
 		p.Location = append(p.Location, l)
 		return l
@@ -169,8 +169,8 @@ func synthetic() *profile.Profile {
 	inl := loc("main.inlined", "main.work") // main.inlined inlined into main.work
 	rec1, rec2 := loc("main.rec"), loc("main.rec")
 	a, b, tiny := loc("main.a"), loc("main.b"), loc("main.tiny")
-	sample := func(ms int64, locs ...*profile.Location) {
-		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{ms / 10, ms * 1e6}})
+	sample := func(ms int64, locs ...*pprof.Location) {
+		p.Sample = append(p.Sample, &pprof.Sample{Location: locs, Value: []int64{ms / 10, ms * 1e6}})
 	}
 	sample(500, inl, main)
 	sample(300, work, main)
@@ -216,7 +216,7 @@ func TestTopSynthetic(t *testing.T) {
 }
 
 // writeTemp writes p to a new file for the test and returns its path.
-func writeTemp(t *testing.T, p *profile.Profile) string {
+func writeTemp(t *testing.T, p *pprof.Profile) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
@@ -230,7 +230,7 @@ func writeTemp(t *testing.T, p *profile.Profile) string {
 }
 
 func TestTopOfEmptyProfile(t *testing.T) {
-	top := Top(&profile.Profile{}, 10, ByFlat)
+	top := Top(&pprof.Profile{}, 10, ByFlat)
 	if top.Total != 0 || len(top.Functions) != 0 {
 		t.Errorf("%+v", top)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -170,8 +171,8 @@ func mirror(t *testing.T, ab map[string]string, run abRun, samples []stats.Sampl
 		t.Fatal(err)
 	}
 	port, _ := strconv.Atoi(u.Port())
-	shards := stats.NewShards(1)
-	rec := stats.NewRecorder(shards[0], false, true, len(samples))
+	shards := record.NewGroups(1)
+	rec := record.NewRecorder(shards[0], false, true, len(samples))
 	for i, s := range samples {
 		status, length := 200, docLen
 		if int64(i) < non2xx {
@@ -181,7 +182,7 @@ func mirror(t *testing.T, ab map[string]string, run abRun, samples []stats.Sampl
 			length = docLen + 1
 		}
 		rec.Status(status)
-		rec.Response(&stats.Timing{stats.Connect: s.Connect, stats.Processing: s.Processing,
+		rec.Response(&record.Timing{stats.Connect: s.Connect, stats.Processing: s.Processing,
 			stats.Waiting: s.Waiting, stats.Total: s.Total}, s.Start)
 		rec.Body(length, []byte(ab["Server Software"]), int64(i+1))
 		if status == 200 {
@@ -192,13 +193,13 @@ func mirror(t *testing.T, ab map[string]string, run abRun, samples []stats.Sampl
 	}
 	rec.KeepAlive = num("Keep-Alive requests")
 	rec.BytesIn, rec.BodyIn, rec.BytesOut = num("Total transferred"), num("HTML transferred"), num("Total body sent")
-	target := stats.Target{URL: run.url, Method: "GET", Host: u.Hostname(), Port: port, Path: u.RequestURI(),
+	target := stats.Load{URL: run.url, Method: "GET", Host: u.Hostname(), Port: port, Path: u.RequestURI(),
 		Concurrency: run.conc, Requests: complete, KeepAlive: run.keepAlive, BodyLength: run.body}
 	if run.body > 0 {
 		target.Method = "POST"
 	}
-	r := stats.Merge(stats.Result{Target: target, StoppedBy: stats.StopCount,
-		Counts: stats.Counts{Dispatched: complete}}, []*stats.Recorder{rec}, shards)
+	r := record.Collect(stats.Result{Target: target, StoppedBy: stats.StopCount,
+		Counts: stats.Counts{Dispatched: complete}}, []*record.Recorder{rec}, shards)
 	if u.Scheme == "https" {
 		r.Server.TLSProtocol, r.Server.TLSCipher = "TLS 1.2", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
 		r.Server.TLSTempKey, r.Server.TLSServerName = ab["Server Temp Key"], ab["TLS Server Name"]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/compare"
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
 )
@@ -22,7 +23,7 @@ func TestErrorRateOneDefinition(t *testing.T) {
 	var reqs []req
 	add := func(n int, o stats.Outcome, status int) {
 		for range n {
-			reqs = append(reqs, req{outcome: o, status: status, t: stats.Timing{stats.Processing: 900, stats.Waiting: 800, stats.Total: 900}, length: 10, keepAlive: true})
+			reqs = append(reqs, req{outcome: o, status: status, t: record.Timing{stats.Processing: 900, stats.Waiting: 800, stats.Total: 900}, length: 10, keepAlive: true})
 		}
 	}
 	add(100, stats.OK, 200)
@@ -30,7 +31,7 @@ func TestErrorRateOneDefinition(t *testing.T) {
 	add(30, stats.FailReset, 0)
 	add(20, stats.TimeoutTotal, 0)
 	add(10, stats.AbortedDeadline, 0)
-	r := build(spec{target: stats.Target{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, elapsed: time.Second, stoppedBy: stats.StopTime, reqs: reqs})
+	r := build(spec{target: stats.Load{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, elapsed: time.Second, stoppedBy: stats.StopTime, reqs: reqs})
 	const want = 0.25
 
 	var j bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -14,17 +15,17 @@ const fakeStart = int64(1795269090_000000)
 // req is one dispatched request of a fake run.
 type req struct {
 	outcome   stats.Outcome
-	status    int          // final status of a complete response
-	t         stats.Timing // µs, complete responses only
-	length    int64        // body length of a complete response
-	keepAlive bool         // the connection stayed open after it
-	newConn   bool         // it opened a connection
+	status    int           // final status of a complete response
+	t         record.Timing // µs, complete responses only
+	length    int64         // body length of a complete response
+	keepAlive bool          // the connection stayed open after it
+	newConn   bool          // it opened a connection
 }
 
 // spec describes a fake run. build turns it into a Result the way a live
 // run does: per-worker stats.Recorders merged by stats.Merge.
 type spec struct {
-	target    stats.Target
+	target    stats.Load
 	elapsed   time.Duration
 	stoppedBy string
 	stopError string
@@ -40,11 +41,11 @@ type spec struct {
 // build returns the Result of s, as five workers on two shards record it.
 func build(s spec) *stats.Result {
 	const workers = 5
-	shards := stats.NewShards(2)
+	shards := record.NewGroups(2)
 	rate := s.target.Rate > 0
-	recs := make([]*stats.Recorder, workers)
+	recs := make([]*record.Recorder, workers)
 	for i := range recs {
-		recs[i] = stats.NewRecorder(shards[i%len(shards)], rate, s.samples, 0)
+		recs[i] = record.NewRecorder(shards[i%len(shards)], rate, s.samples, 0)
 	}
 	step := s.elapsed.Microseconds() / int64(max(len(s.reqs), 1))
 	for i, q := range s.reqs {
@@ -88,7 +89,7 @@ func build(s spec) *stats.Result {
 	if s.target.Rate > 0 {
 		base.Counts.Scheduled = int64(len(s.reqs))
 	}
-	r := stats.Merge(base, recs, shards)
+	r := record.Collect(base, recs, shards)
 	if rate { // as load.Run does: the dropped requests were the last due
 		per := time.Duration(float64(time.Second) / s.target.Rate)
 		r.AddDropped(func(k int64) time.Duration { return time.Duration(dispatched+k) * per })
@@ -104,8 +105,8 @@ func build(s spec) *stats.Result {
 // new connection, a waiting time around 200 µs with a tail of slow
 // responses, and a processing time a little longer than waiting. Corrected
 // adds a queueing delay (used by rate-mode recorders only).
-func timing(rng *rand.Rand, newConn bool) stats.Timing {
-	var t stats.Timing
+func timing(rng *rand.Rand, newConn bool) record.Timing {
+	var t record.Timing
 	if newConn {
 		t[stats.Connect] = 40 + rng.Int64N(300)
 	}
@@ -120,8 +121,8 @@ func timing(rng *rand.Rand, newConn bool) stats.Timing {
 }
 
 // target returns an http GET target on 127.0.0.1:8080.
-func target(path string, concurrency int, requests int64) stats.Target {
-	return stats.Target{
+func target(path string, concurrency int, requests int64) stats.Load {
+	return stats.Load{
 		URL: "http://127.0.0.1:8080" + path, Method: "GET", Host: "127.0.0.1", Port: 8080, Path: path,
 		Concurrency: concurrency, Requests: requests, Timeout: 30 * time.Second, Engine: "fast",
 	}
@@ -257,7 +258,7 @@ func oneSpec() spec {
 		target: target("/file", 1, 1), elapsed: 295 * time.Microsecond, stoppedBy: stats.StopCount,
 		server: "nginx/1.22.1", headerLen: 235, reqLen: 88,
 		reqs: []req{{outcome: stats.OK, status: 200, length: 1670, newConn: true,
-			t: stats.Timing{stats.Connect: 61, stats.Processing: 212, stats.Waiting: 190, stats.Total: 273}}},
+			t: record.Timing{stats.Connect: 61, stats.Processing: 212, stats.Waiting: 190, stats.Total: 273}}},
 	}
 }
 
@@ -268,7 +269,7 @@ func confidenceSpec(samples bool) spec {
 	reqs := make([]req, 3)
 	for i, v := range [][2]int64{{1400, 1000}, {1400, 1000}, {1600, 2400}} {
 		reqs[i] = req{outcome: stats.OK, status: 200, length: 100, newConn: true,
-			t: stats.Timing{stats.Processing: v[0], stats.Waiting: v[1], stats.Total: v[0]}}
+			t: record.Timing{stats.Processing: v[0], stats.Waiting: v[1], stats.Total: v[0]}}
 	}
 	return spec{
 		target: target("/", 1, 3), elapsed: 4473 * time.Microsecond, stoppedBy: stats.StopCount,

@@ -72,10 +72,10 @@ func HLog(w io.Writer, r *stats.Result) error {
 		lw.OutputLegend,
 	}
 	for i := range s.Points {
-		p := &s.Points[i]
-		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, s, r) })
+		p, w := &s.Points[i], s.Width(i)
+		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, w, r) })
 		if r.Target.Rate > 0 {
-			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, s, r) })
+			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, w, r) })
 		}
 	}
 	for _, step := range steps {
@@ -87,13 +87,13 @@ func HLog(w io.Writer, r *stats.Result) error {
 }
 
 // logInterval writes d (nil = no samples) as point p's interval histogram,
-// over the part of the interval the run covered (span).
-func logInterval(lw *hdrhistogram.HistogramLogWriter, d *stats.Dist, tag string, p *stats.Point, s *stats.Series, r *stats.Result) error {
+// over the part of the point (width long) the run covered (span).
+func logInterval(lw *hdrhistogram.HistogramLogWriter, d *stats.Dist, tag string, p *stats.Point, width time.Duration, r *stats.Result) error {
 	h := d.Histogram()
 	if h == nil {
 		h = stats.NewHistogram()
 	}
-	from, to := span(p, s.Interval, r)
+	from, to := span(p, width, r)
 	h.SetTag(tag)
 	h.SetStartTimeMs(from.UnixMilli())
 	h.SetEndTimeMs(to.UnixMilli())

@@ -164,6 +164,10 @@ func timeSection(r *stats.Result) (section, error) {
 	}
 	t := timeAxis{r: r, s: r.Series}
 	s.Notes = []string{fmt.Sprintf("%d intervals of %v; each point is one interval, placed at its middle.", len(r.Series.Points), r.Series.Interval)}
+	if w := r.Series.Width(0); w > r.Series.Interval {
+		s.Notes = []string{fmt.Sprintf("%d points: the older part of the run merged into points of up to %v, the newest of %v each; each point is placed at its middle.",
+			len(r.Series.Points), w, r.Series.Interval)}
+	}
 	if err := s.addChart(throughputChart(t)); err != nil {
 		return s, err
 	}

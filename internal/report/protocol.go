@@ -9,7 +9,7 @@ import (
 // protocolLine is the gb section's "protocol" value for an HTTP/2 or
 // HTTP/3 run (Target.Engine "h2", "h2c" or "h3"); "" for HTTP/1.1, which
 // has no such line.
-func protocolLine(t *stats.Target) string {
+func protocolLine(t *stats.Load) string {
 	var name string
 	switch t.Engine {
 	case "h2":

@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/ramp"
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
 // rampStep builds one fake step: n responses whose latency is about lat µs
 // (with a little jitter from seed), taking elapsed, offset from the first
 // step's start. In rate steps the corrected latency adds queue µs.
-func rampStep(tg stats.Target, n int, lat, queue int64, elapsed time.Duration, offset time.Duration, seed uint64) *stats.Result {
+func rampStep(tg stats.Load, n int, lat, queue int64, elapsed time.Duration, offset time.Duration, seed uint64) *stats.Result {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	reqs := make([]req, n)
 	for i := range reqs {
-		var t stats.Timing
+		var t record.Timing
 		t[stats.Total] = lat + rng.Int64N(lat/20+1)
 		t[stats.Processing] = t[stats.Total]
 		t[stats.Waiting] = t[stats.Total] - 40
@@ -179,7 +180,7 @@ func rateStep(rate, served float64, corrected, lag int64) *stats.Result {
 	n := int(rate)
 	reqs := make([]req, n)
 	for i := range reqs {
-		reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: 300, stats.Processing: 300,
+		reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: 300, stats.Processing: 300,
 			stats.Corrected: corrected, stats.Lag: lag}}
 	}
 	tg := target("/", 10, int64(n))
@@ -322,9 +323,9 @@ func erringStep(c int, tput float64, bad, refused int) *stats.Result {
 		case i < refused:
 			reqs[i] = req{outcome: stats.FailConnect}
 		case i < refused+bad:
-			reqs[i] = req{outcome: stats.Non2xx, status: 503, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+			reqs[i] = req{outcome: stats.Non2xx, status: 503, t: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
 		default:
-			reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: 2000, stats.Processing: 2000}}
+			reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
 		}
 	}
 	elapsed := time.Duration(100 / tput * float64(time.Second))

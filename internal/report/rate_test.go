@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -24,7 +25,7 @@ func lateRun() *stats.Result {
 		if i == 1000 {
 			svc = 12000
 		}
-		reqs[i] = req{outcome: stats.OK, status: 200, t: stats.Timing{stats.Total: svc, stats.Processing: svc,
+		reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: svc, stats.Processing: svc,
 			stats.Corrected: svc + lag, stats.Lag: lag}, keepAlive: true, newConn: i < 20}
 	}
 	tg := target("/", 20, 2000)

@@ -98,7 +98,7 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 		Timeout: 5 * time.Second, FirstByteTimeout: ttfb}
 	cfg := load.Config{Concurrency: concurrency, Requests: n, Duration: d,
 		NewConn: func(ctx context.Context) load.Conn { return client.NewFast(ctx, cc) }}
-	tg := stats.Target{URL: srv.URL() + path, Method: "GET", Host: u.Hostname(), Port: port, Path: path,
+	tg := stats.Load{URL: srv.URL() + path, Method: "GET", Host: u.Hostname(), Port: port, Path: path,
 		Concurrency: concurrency, TimeLimit: d, Timeout: 5 * time.Second, KeepAlive: true, Engine: "goroutine"}
 	if rate > 0 {
 		cfg.Pacer, tg.Rate = pace.Constant{Freq: int64(rate), Per: time.Second}, rate

@@ -84,7 +84,7 @@ func headerOf(r *stats.Result) abHeader {
 
 // isHTTPS reports whether the run's URL is https, the condition for ab's
 // TLS lines.
-func isHTTPS(t stats.Target) bool {
+func isHTTPS(t stats.Load) bool {
 	u, err := url.Parse(t.URL)
 	return err == nil && strings.EqualFold(u.Scheme, "https")
 }

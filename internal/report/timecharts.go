@@ -25,7 +25,7 @@ func (t timeAxis) at(i int) (x, span float64) {
 	// Wall clock only (Round(0) drops the monotonic reading), so that a
 	// Result read back from JSON is drawn the same as the live one.
 	start := t.s.Points[i].Start.Round(0)
-	from, to := start, start.Add(t.s.Interval)
+	from, to := start, start.Add(t.s.Width(i))
 	origin := t.r.Start.Round(0)
 	if origin.IsZero() {
 		origin = t.s.Points[0].Start.Round(0)
@@ -37,7 +37,7 @@ func (t timeAxis) at(i int) (x, span float64) {
 		to = end
 	}
 	if !to.After(from) { // a point outside the run's clock: show it whole
-		from, to = start, start.Add(t.s.Interval)
+		from, to = start, start.Add(t.s.Width(i))
 	}
 	mid := from.Add(to.Sub(from) / 2)
 	return max(mid.Sub(origin).Seconds(), 0), to.Sub(from).Seconds()

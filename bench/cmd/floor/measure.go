@@ -10,6 +10,7 @@ import (
 
 	"github.com/gb-bench/gb/internal/clock"
 	"github.com/gb-bench/gb/internal/h1"
+	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -20,14 +21,14 @@ import (
 // as gb's loops take them), gb's own
 // HTTP/1.1 parser (h1.Reader, over the loop's one read buffer, lent per
 // response as gb's loops lend theirs) and gb's own recorder
-// (stats.Recorder: the HdrHistograms, status and byte counts). What it
+// (record.Recorder: the HdrHistograms, status and byte counts). What it
 // leaves out is everything that makes gb a tool rather than this model:
 // coroutines, deadlines, the request budget shared by workers, failure
 // handling. Its cost above the floor is the cheapest a client measuring
 // every request can be on this machine.
 type meter struct {
-	rec    *stats.Recorder
-	shards []*stats.Shard
+	rec    *record.Recorder
+	shards []*record.Group
 	start  clock.Mono
 	conns  []metered
 	buf    []byte // the loop's read buffer, lent to one Reader at a time
@@ -76,8 +77,8 @@ var _ h1.Lender = (*lender)(nil)
 // newMeter returns a meter for conns connections whose responses fit
 // bufSize bytes.
 func newMeter(conns, bufSize int) *meter {
-	m := &meter{shards: stats.NewShards(1), start: clock.Read(), buf: make([]byte, bufSize), conns: make([]metered, conns)}
-	m.rec = stats.NewRecorder(m.shards[0], false, false, 0)
+	m := &meter{shards: record.NewGroups(1), start: clock.Read(), buf: make([]byte, bufSize), conns: make([]metered, conns)}
+	m.rec = record.NewRecorder(m.shards[0], false, false, 0)
 	for i := range m.conns {
 		mc := &m.conns[i]
 		mc.src.m = m
@@ -141,7 +142,7 @@ func (m *meter) record(mc *metered, k int) error {
 	if err != nil {
 		return err
 	}
-	var t stats.Timing
+	var t record.Timing
 	t[stats.Total] = max(int64(done.Sub(mc.start)/time.Microsecond), 0)
 	t[stats.Processing] = t[stats.Total]
 	t[stats.Waiting] = max(int64(done.Sub(mc.written)/time.Microsecond), 0)
@@ -158,7 +159,7 @@ func (m *meter) record(mc *metered, k int) error {
 
 // report prints what the meter recorded, so a run shows it measured.
 func (m *meter) report(w io.Writer) error {
-	res := stats.Merge(stats.Result{}, []*stats.Recorder{m.rec}, m.shards)
+	res := record.Collect(stats.Result{}, []*record.Recorder{m.rec}, m.shards)
 	_, err := fmt.Fprintf(w, "Measured responses:     %d (p50 %v, p99 %v)\n", m.parsed,
 		res.Percentile(stats.Total, 50), res.Percentile(stats.Total, 99))
 	return err

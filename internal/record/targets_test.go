@@ -1,7 +1,8 @@
-package stats
+package record
 
 import (
 	"encoding/json"
+	"github.com/gb-bench/gb/stats"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +14,13 @@ import (
 func recordTargets(rec *Recorder, n, k int) {
 	for i := range n {
 		j := i % k
-		o := OK
+		o := stats.OK
 		if j == 2 && i%7 == 0 {
-			o = FailReset
+			o = stats.FailReset
 		}
 		us := int64(100 * (j + 1))
 		if o.Responded() {
-			tm := Timing{Total: us}
+			tm := Timing{stats.Total: us}
 			rec.Response(&tm, 0)
 			rec.Status(200)
 		}
@@ -29,19 +30,19 @@ func recordTargets(rec *Recorder, n, k int) {
 }
 
 // TestTargetsMerge: per-target counts of several recorders on several
-// shards merge into one account per target; their requests sum to the
+// groups merge into one account per target; their requests sum to the
 // run's, and each target's latency holds only its own responses.
 func TestTargetsMerge(t *testing.T) {
-	shards := NewShards(2)
-	recs := []*Recorder{NewRecorder(shards[0], false, false, 0), NewRecorder(shards[1], false, false, 0),
-		NewRecorder(shards[0], false, false, 0)}
+	groups := NewGroups(2)
+	recs := []*Recorder{NewRecorder(groups[0], false, false, 0), NewRecorder(groups[1], false, false, 0),
+		NewRecorder(groups[0], false, false, 0)}
 	for _, rec := range recs {
 		recordTargets(rec, 300, 3)
 	}
-	base := Result{Targets: []TargetStats{{URL: "http://a/1", Method: "GET"}, {URL: "http://a/2", Method: "GET"},
+	base := stats.Result{Targets: []stats.TargetStats{{URL: "http://a/1", Method: "GET"}, {URL: "http://a/2", Method: "GET"},
 		{URL: "http://b/3", Method: "POST"}}}
 	base.Counts.Dispatched = 900
-	res := Merge(base, recs, shards)
+	res := Collect(base, recs, groups)
 	if len(res.Targets) != 3 {
 		t.Fatalf("%d targets", len(res.Targets))
 	}
@@ -64,13 +65,13 @@ func TestTargetsMerge(t *testing.T) {
 	}
 	// Requests i ≡ 2 (mod 3) and ≡ 0 (mod 7): i = 14 + 21m < 300, per recorder.
 	fails := int64(3 * len(rangeStep(14, 300, 21)))
-	if got := res.Targets[2].Failed(); got != fails || res.Targets[2].Outcomes[FailReset] != fails {
+	if got := res.Targets[2].Failed(); got != fails || res.Targets[2].Outcomes[stats.FailReset] != fails {
 		t.Errorf("target 3 failed %d, want %d", got, fails)
 	}
 	if res.Targets[2].Latency.Count != 300-fails {
 		t.Errorf("target 3 latency count %d, want %d", res.Targets[2].Latency.Count, 300-fails)
 	}
-	if res.Targets[0].Failed() != 0 || res.Targets[0].Outcomes[OK] != 300 {
+	if res.Targets[0].Failed() != 0 || res.Targets[0].Outcomes[stats.OK] != 300 {
 		t.Errorf("target 1 outcomes %v", res.Targets[0].Outcomes)
 	}
 
@@ -79,12 +80,12 @@ func TestTargetsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Result
+	var back stats.Result
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
 	back.Start, back.End = back.Start.Add(time.Second), back.End.Add(time.Second) // another run of the load: one result twice is refused
-	both, err := Combine(&back, res)
+	both, err := stats.Merge(&back, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestTargetsMerge(t *testing.T) {
 	}
 	other := back
 	other.Targets = res.Targets[:2]
-	if _, err := Combine(res, &other); err == nil || !strings.Contains(err.Error(), "another targets list") {
+	if _, err := stats.Merge(res, &other); err == nil || !strings.Contains(err.Error(), "another targets list") {
 		t.Errorf("Combine of different target lists: %v", err)
 	}
 }
@@ -111,12 +112,12 @@ func rangeStep(from, to, step int) []int {
 // TestOneTargetHasNoTargets: a run without a target list records none,
 // and its JSON has no "targets" key (version-2 readers see nothing new).
 func TestOneTargetHasNoTargets(t *testing.T) {
-	shards := NewShards(1)
-	rec := NewRecorder(shards[0], false, false, 0)
-	tm := Timing{Total: 10}
+	groups := NewGroups(1)
+	rec := NewRecorder(groups[0], false, false, 0)
+	tm := Timing{stats.Total: 10}
 	rec.Response(&tm, 0)
-	rec.End(OK)
-	res := Merge(Result{}, []*Recorder{rec}, shards)
+	rec.End(stats.OK)
+	res := Collect(stats.Result{}, []*Recorder{rec}, groups)
 	b, _ := json.Marshal(res)
 	if res.Targets != nil || strings.Contains(string(b), `"targets"`) {
 		t.Errorf("one-target result has targets: %v", res.Targets)
@@ -127,7 +128,7 @@ func TestOneTargetHasNoTargets(t *testing.T) {
 // into the run's table included, allocates nothing once each target's
 // histogram exists.
 func TestEndTargetAllocatesNothing(t *testing.T) {
-	rec := NewRecorder(NewShards(1)[0], false, false, 0)
+	rec := NewRecorder(NewGroups(1)[0], false, false, 0)
 	recordTargets(rec, 10*batchLen, 3)
 	if n := testing.AllocsPerRun(5, func() { recordTargets(rec, 10*batchLen, 3) }); n != 0 {
 		t.Errorf("%v allocations per %d requests", n, 10*batchLen)
@@ -138,18 +139,18 @@ func TestEndTargetAllocatesNothing(t *testing.T) {
 // (three targets, round-robin), as a worker of a many-target run records.
 // allocs/op must stay 0.
 func BenchmarkRecorderTargets(b *testing.B) {
-	rec := NewRecorder(NewShards(1)[0], false, false, 0)
+	rec := NewRecorder(NewGroups(1)[0], false, false, 0)
 	server := []byte("nginx")
 	b.ReportAllocs()
 	var i int64
 	for b.Loop() {
 		i++
-		tm := Timing{Processing: 100 + i%900, Waiting: 50 + i%400, Total: 100 + i%900}
+		tm := Timing{stats.Processing: 100 + i%900, stats.Waiting: 50 + i%400, stats.Total: 100 + i%900}
 		rec.Response(&tm, 0)
 		rec.Body(13, server, i)
 		rec.Status(200)
-		rec.EndTarget(int(i%3), OK, 200, 13, 80, tm[Total])
-		rec.End(OK)
+		rec.EndTarget(int(i%3), stats.OK, 200, 13, 80, tm[stats.Total])
+		rec.End(stats.OK)
 	}
 	rec.Flush()
 }
@@ -158,8 +159,8 @@ func BenchmarkRecorderTargets(b *testing.B) {
 // targets of different lengths are no mismatch, a target whose length
 // changes is, and the run's count is the targets' sum.
 func TestTargetLengthMismatch(t *testing.T) {
-	shards := NewShards(1)
-	rec := NewRecorder(shards[0], false, false, 0)
+	groups := NewGroups(1)
+	rec := NewRecorder(groups[0], false, false, 0)
 	for i := range 20 {
 		j, body := i%2, int64(5)
 		if j == 1 {
@@ -168,13 +169,13 @@ func TestTargetLengthMismatch(t *testing.T) {
 				body = 11
 			}
 		}
-		tm := Timing{Total: 50}
+		tm := Timing{stats.Total: 50}
 		rec.Response(&tm, 0)
 		rec.Body(body, nil, int64(i+1))
-		rec.EndTarget(j, OK, 100, body, 50, 50)
-		rec.End(OK)
+		rec.EndTarget(j, stats.OK, 100, body, 50, 50)
+		rec.End(stats.OK)
 	}
-	res := Merge(Result{Targets: make([]TargetStats, 2), Counts: Counts{Dispatched: 20}}, []*Recorder{rec}, shards)
+	res := Collect(stats.Result{Targets: make([]stats.TargetStats, 2), Counts: stats.Counts{Dispatched: 20}}, []*Recorder{rec}, groups)
 	if res.Targets[0].LengthMismatch != 0 || res.Targets[1].LengthMismatch != 1 || res.Counts.LengthMismatch != 1 {
 		t.Errorf("mismatches: targets %d and %d, run %d; want 0, 1, 1", res.Targets[0].LengthMismatch,
 			res.Targets[1].LengthMismatch, res.Counts.LengthMismatch)

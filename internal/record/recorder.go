@@ -1,16 +1,15 @@
-package stats
+package record
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gb-bench/gb/stats"
 )
 
 // batchLen is how many samples a Recorder holds before it flushes them into
-// its Shard: one mutex acquisition per batchLen requests.
+// its Group: one mutex acquisition per batchLen requests.
 const batchLen = 32
 
 // maxErrors is how many distinct error messages a Recorder keeps, and
@@ -24,93 +23,15 @@ const (
 // one; any further codes share OtherStatus.
 const maxStatuses = 16
 
-// Shard holds the HdrHistograms that a group of Recorders flush into.
-// It is safe for concurrent use.
-//
-// The series phases (Total, Corrected) are kept per interval of the time
-// series: a shard holds its newest interval and the one before, and hands
-// older ones to the run's timeline (shared by the shards of one NewShards
-// call), which also sums them into the run's histograms. Without a series
-// every sample is in one interval, handed over by Merge.
-type Shard struct {
-	mu        sync.Mutex
-	hist      [NumPhases]*hdrhistogram.Histogram // the other phases; allocated on first use
-	cur, prev interval                           // the intervals the recorders flush into
-	tl        *timeline
-}
-
-// NewShards returns n shards for NewRecorder (n < 1 is taken as 1), the
-// shards of one run.
-func NewShards(n int) []*Shard {
-	tl := &timeline{}
-	s := make([]*Shard, max(n, 1))
-	for i := range s {
-		s[i] = &Shard{tl: tl}
-	}
-	return s
-}
-
-// slot returns the shard's accumulator for interval idx, or nil when idx
-// is older than both of the shard's (a recorder that was idle for more than
-// an interval); the caller then adds to the timeline directly. A newer idx
-// retires the older of the two. Call with s.mu held.
-func (s *Shard) slot(idx int64) *interval {
-	if !s.cur.used {
-		s.cur.idx, s.cur.used = idx, true
-	}
-	switch {
-	case idx == s.cur.idx:
-		return &s.cur
-	case s.prev.used && idx == s.prev.idx:
-		return &s.prev
-	case idx > s.cur.idx:
-		s.retire(&s.prev)
-		s.prev, s.cur = s.cur, s.prev
-		s.cur.idx, s.cur.used = idx, true
-		return &s.cur
-	case !s.prev.used || idx > s.prev.idx:
-		s.retire(&s.prev)
-		s.prev.idx, s.prev.used = idx, true
-		return &s.prev
-	}
-	return nil
-}
-
-// retire hands iv to the timeline and empties it. Call with s.mu held.
-func (s *Shard) retire(iv *interval) {
-	if iv.used {
-		s.tl.merge(iv)
-	}
-	iv.reset()
-}
-
-// retireAll hands both intervals to the timeline (Merge, after the run).
-func (s *Shard) retireAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.retire(&s.prev)
-	s.retire(&s.cur)
-}
-
-// Sample is one response's timings, kept only when a run asks for
-// per-request rows (ab's -g file). Times are µs; Start is Unix µs.
-type Sample struct {
-	Start      int64
-	Connect    int64
-	Processing int64
-	Total      int64
-	Waiting    int64
-}
-
 // Timing is one completed response's phase values in µs, the input of
 // Recorder.Response. Corrected and Lag are used only by rate-mode recorders.
-type Timing [NumPhases]int64
+type Timing [stats.NumPhases]int64
 
 // Recorder accumulates one worker's requests. It is owned by that worker:
 // every method but Done must be called from the owning goroutine only, and
 // Done may be read from any goroutine at any time (live progress).
 type Recorder struct {
-	Outcomes    Outcomes
+	Outcomes    stats.Outcomes
 	Retries     int64 // retried.stale_conn: keep-alive close races retried on a new connection
 	Late        int64 // rate mode: requests sent more than LateAfter after their intended time
 	KeepAlive   int64 // responses after which the connection stayed open (ab's Keep-Alive requests)
@@ -125,29 +46,29 @@ type Recorder struct {
 	first    firstResponse
 	lengths  [maxLengths]lengthCount // slot 0 is this worker's first length
 	nLengths int
-	exact    [NumPhases]Exact
+	exact    [stats.NumPhases]stats.Exact
 	codes    [maxStatuses]int
 	counts   [maxStatuses]int64
 	nCodes   int
 	other    int64
 	batch    [batchLen]Timing
 	nBatch   int
-	phases   Phase            // number of phases recorded per response: Total+1, or Lag+1 in rate mode
+	phases   stats.Phase      // number of phases recorded per response: Total+1, or Lag+1 in rate mode
 	errs     map[string]int64 // failure message -> count, at most maxErrors keys
 	errOther int64
-	shard    *Shard
-	samples  []Sample // nil unless keepSamples
+	group    *Group
+	samples  []stats.Sample // nil unless keepSamples
 	keep     bool
 	live     Live // mirrors of the counters above for AddLive and Done, written at End
 
 	// The time series (StartSeries). Without one, every request is in
 	// interval 0 and ivEnd is never reached.
-	every  int64    // interval length, ns; 0 = no series
-	origin int64    // the run's start, Unix ns
-	iv     int64    // the current interval: Unix ns / every
-	ivEnd  int64    // the current interval's end, ns since the run's start
-	mark   Outcomes // Outcomes at the last flush
-	markC  Closed   // closedCounts at the last flush
+	every  int64          // interval length, ns; 0 = no series
+	origin int64          // the run's start, Unix ns
+	iv     int64          // the current interval: Unix ns / every
+	ivEnd  int64          // the current interval's end, ns since the run's start
+	mark   stats.Outcomes // Outcomes at the last flush
+	markC  stats.Closed   // closedCounts at the last flush
 
 	checks []checkCount // Check's tallies, one per check of the run; nil without checks
 
@@ -175,21 +96,17 @@ type firstResponse struct {
 	length int64
 }
 
-// LateAfter is how far behind its intended time a rate-mode request may
-// start before it counts as late.
-const LateAfter = time.Millisecond
-
-// NewRecorder returns a Recorder that flushes into shard. rate makes it
+// NewRecorder returns a Recorder that flushes into group. rate makes it
 // record the Corrected and Lag phases; keepSamples makes it keep one Sample per
 // response (memory grows with the run: only for ab's -g file). sizeHint,
 // when positive, preallocates that many samples.
-func NewRecorder(shard *Shard, rate, keepSamples bool, sizeHint int) *Recorder {
-	r := &Recorder{shard: shard, keep: keepSamples, phases: Total + 1, ivEnd: math.MaxInt64}
+func NewRecorder(group *Group, rate, keepSamples bool, sizeHint int) *Recorder {
+	r := &Recorder{group: group, keep: keepSamples, phases: stats.Total + 1, ivEnd: math.MaxInt64}
 	if rate {
-		r.phases = Lag + 1
+		r.phases = stats.Lag + 1
 	}
 	if keepSamples && sizeHint > 0 {
-		r.samples = make([]Sample, 0, sizeHint)
+		r.samples = make([]stats.Sample, 0, sizeHint)
 	}
 	return r
 }
@@ -206,7 +123,7 @@ func (r *Recorder) StartSeries(every time.Duration, start time.Time) {
 	r.every, r.origin = int64(every), start.UnixNano()
 	r.iv = r.origin / r.every
 	r.ivEnd = (r.iv+1)*r.every - r.origin
-	tl := r.shard.tl
+	tl := r.group.tl
 	tl.mu.Lock()
 	tl.keep = true
 	tl.mu.Unlock()
@@ -224,7 +141,7 @@ func (r *Recorder) Done() int64 {
 
 // End records a request's terminal outcome. Call it exactly once per
 // dispatched request, after Response for ok and non2xx.
-func (r *Recorder) End(o Outcome) {
+func (r *Recorder) End(o stats.Outcome) {
 	r.Outcomes[o]++
 	r.live.outcomes[o].Store(r.Outcomes[o])
 	// The rest change rarely: a load is a plain read, a store a barrier.
@@ -244,7 +161,7 @@ func (r *Recorder) End(o Outcome) {
 // them (one atomic store per End, more only when a rare counter changed);
 // the zero value is all zero.
 type Live struct {
-	outcomes [NumOutcomes]atomic.Int64
+	outcomes [stats.NumOutcomes]atomic.Int64
 	retries  atomic.Int64
 	late     atomic.Int64
 	conns    atomic.Int64
@@ -252,10 +169,10 @@ type Live struct {
 
 // LiveCounts is a sum of recorders' counters as of their last End.
 type LiveCounts struct {
-	Outcomes  Outcomes // requests ended, by outcome
-	Retries   int64    // keep-alive close races retried on a new connection
-	Late      int64    // rate mode: requests sent more than LateAfter late
-	ConnsOpen int64    // connections opened minus closed by the requests ended
+	Outcomes  stats.Outcomes // requests ended, by outcome
+	Retries   int64          // keep-alive close races retried on a new connection
+	Late      int64          // rate mode: requests sent more than LateAfter late
+	ConnsOpen int64          // connections opened minus closed by the requests ended
 }
 
 // AddLive adds r's live counters to c. Safe for concurrent use with the
@@ -272,7 +189,7 @@ func (r *Recorder) AddLive(c *LiveCounts) {
 // EndAt is End for a request that ended at at, in ns since the run's start
 // (the clock of Body's at). With a series it counts the request, and its
 // latency if Response recorded one just before, in the interval it ended in.
-func (r *Recorder) EndAt(o Outcome, at int64) {
+func (r *Recorder) EndAt(o stats.Outcome, at int64) {
 	if at >= r.ivEnd {
 		r.rotate(at, o.Responded())
 	}
@@ -317,7 +234,7 @@ func (r *Recorder) Status(code int) {
 // Response records the timings of a complete response; startUnixUs is the
 // request's wall-clock start in Unix µs (kept only for -g rows).
 func (r *Recorder) Response(t *Timing, startUnixUs int64) {
-	for p := Phase(0); p < r.phases; p++ {
+	for p := stats.Phase(0); p < r.phases; p++ {
 		r.exact[p].Add(t[p])
 	}
 	if r.nBatch == batchLen { // flushed before, not after: EndAt may move this sample to a new interval
@@ -326,35 +243,35 @@ func (r *Recorder) Response(t *Timing, startUnixUs int64) {
 	r.batch[r.nBatch] = *t
 	r.nBatch++
 	if r.keep {
-		r.samples = append(r.samples, Sample{Start: startUnixUs, Connect: t[Connect],
-			Processing: t[Processing], Total: t[Total], Waiting: t[Waiting]})
+		r.samples = append(r.samples, stats.Sample{Start: startUnixUs, Connect: t[stats.Connect],
+			Processing: t[stats.Processing], Total: t[stats.Total], Waiting: t[stats.Waiting]})
 	}
 }
 
 // Handshake records one TLS handshake of us µs (TCP connected to
 // handshake done) in the TLS phase, and in TLSResumed when it resumed a
 // session, else in TLSFull. It is called once per new https connection,
-// not per request, so it takes the shard's lock at once.
+// not per request, so it takes the group's lock at once.
 func (r *Recorder) Handshake(us int64, resumed bool) {
-	split := TLSFull
+	split := stats.TLSFull
 	if resumed {
-		split = TLSResumed
+		split = stats.TLSResumed
 	}
-	s := r.shard
+	s := r.group
 	s.mu.Lock()
-	for _, p := range [2]Phase{TLS, split} {
+	for _, p := range [2]stats.Phase{stats.TLS, split} {
 		r.exact[p].Add(us)
 		if s.hist[p] == nil {
-			s.hist[p] = newHist()
+			s.hist[p] = stats.NewHistogram()
 		}
-		_ = s.hist[p].RecordValue(min(max(us, histLowest), histHighest)) // clamped into range: cannot fail
+		_ = s.hist[p].RecordValue(min(max(us, stats.HistLowest), stats.HistHighest)) // clamped into range: cannot fail
 	}
 	s.mu.Unlock()
 }
 
 // Body records a complete response's body length and Server header value.
 // The run's first response (smallest at, across all workers) sets ab's
-// Document Length and Server Software; Merge counts every response of
+// Document Length and Server Software; Collect counts every response of
 // another length as ab's Length failure. at is the response's end in
 // monotonic ns since the run started; server is copied only for this
 // worker's first response.
@@ -378,7 +295,7 @@ func (r *Recorder) Body(length int64, server []byte, at int64) {
 // set stays small), made Printable: it may carry a server's bytes.
 // Failure path only: it may allocate.
 func (r *Recorder) Error(msg string) {
-	msg = Printable(msg)
+	msg = stats.Printable(msg)
 	if r.errs == nil {
 		r.errs = make(map[string]int64)
 	}
@@ -391,7 +308,7 @@ func (r *Recorder) Error(msg string) {
 
 // FlushOn makes every flush of r run as run(flush): run must call flush
 // once, on any goroutine, and return after it. An event loop passes its
-// OnLoop, so that the flush's deep calls (the shard's lock, the
+// OnLoop, so that the flush's deep calls (the group's lock, the
 // histograms) run on the loop's own stack rather than growing its
 // tasks' 2 KiB coroutine stacks. nil restores flushing in place.
 func (r *Recorder) FlushOn(run func(func())) {
@@ -402,7 +319,7 @@ func (r *Recorder) FlushOn(run func(func())) {
 }
 
 // Flush moves the batched samples, and the outcomes counted since the last
-// flush, into the shard: one lock per batch. The worker calls it when it
+// flush, into the group: one lock per batch. The worker calls it when it
 // stops; Response and EndAt call it when the batch is full or an interval
 // ends. It runs through FlushOn's function when one was given.
 func (r *Recorder) Flush() {
@@ -414,8 +331,8 @@ func (r *Recorder) Flush() {
 }
 
 // closedCounts returns r's status classes and bytes so far, for flush.
-func (r *Recorder) closedCounts() Closed {
-	c := Closed{BytesIn: r.BytesIn, BytesOut: r.BytesOut}
+func (r *Recorder) closedCounts() stats.Closed {
+	c := stats.Closed{BytesIn: r.BytesIn, BytesOut: r.BytesOut}
 	for i := 0; i < r.nCodes; i++ {
 		c.Status[statusClass(r.codes[i])] += r.counts[i]
 	}
@@ -426,7 +343,7 @@ func (r *Recorder) closedCounts() Closed {
 // flush is Flush, in place.
 func (r *Recorder) flush() {
 	r.flushTargets()
-	var out Outcomes
+	var out stats.Outcomes
 	changed := r.nBatch > 0
 	for i, v := range r.Outcomes {
 		out[i] = v - r.mark[i]
@@ -437,28 +354,28 @@ func (r *Recorder) flush() {
 	}
 	r.mark = r.Outcomes
 	cur := r.closedCounts()
-	c := cur.minus(&r.markC)
+	c := minusClosed(cur, &r.markC)
 	r.markC = cur
 	batch := r.batch[:r.nBatch]
-	rate, series := r.phases > Total+1, r.every > 0
-	s := r.shard
+	rate, series := r.phases > stats.Total+1, r.every > 0
+	s := r.group
 	s.mu.Lock()
-	for p := Phase(0); p < r.phases; p++ {
-		if p == Total || p == Corrected {
+	for p := stats.Phase(0); p < r.phases; p++ {
+		if p == stats.Total || p == stats.Corrected {
 			continue // per interval, below
 		}
 		h := s.hist[p]
 		if h == nil {
-			h = newHist()
+			h = stats.NewHistogram()
 			s.hist[p] = h
 		}
 		for i := range batch {
-			_ = h.RecordValue(min(max(batch[i][p], histLowest), histHighest)) // clamped into range: cannot fail
+			_ = h.RecordValue(min(max(batch[i][p], stats.HistLowest), stats.HistHighest)) // clamped into range: cannot fail
 		}
 	}
 	if iv := s.slot(r.iv); iv != nil {
 		iv.add(batch, &out, rate, series)
-		iv.counts.add(&c)
+		addClosed(&iv.counts, &c)
 	} else {
 		s.tl.addBatch(r.iv, batch, &out, rate, series)
 		s.tl.addCounts(&c)
