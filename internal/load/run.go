@@ -408,16 +408,25 @@ func (r *Run) progress(done <-chan struct{}) {
 // result merges the workers' recorders into the final Result.
 func (r *Run) result(base stats.Result) *stats.Result {
 	recs := r.recs.main
-	var last time.Time
+	var last, answered time.Time
 	for _, w := range r.workers {
 		base.Counts.Dispatched += w.dispatched
 		if l := w.last.Time(); l.After(last) {
 			last = l
 		}
+		if a := w.answered.Time(); a.After(answered) {
+			answered = a
+		}
 	}
 	base.StoppedBy = stats.StopCount
 	if c := r.cause.Load(); c != nil {
 		base.StoppedBy, last = c.reason, c.at
+		// A response that raced the stop is counted: the run then lasts
+		// until it ended, so that every counted response lies within
+		// Start..End (and in a series point that the run covers).
+		if answered.After(last) {
+			last = answered
+		}
 		if c.err != nil {
 			base.StopError = stats.Printable(c.err.Error()) // it may carry a server's bytes
 		}

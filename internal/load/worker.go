@@ -30,6 +30,7 @@ type worker struct {
 	stepFn     func() bool      // w.step, bound once
 	task       *evloop.Task     // the event-loop task running this worker; nil = its own goroutine
 	last       clock.Mono       // end of this worker's last request
+	answered   clock.Mono       // end of this worker's last request that got a response
 	conn       Conn
 	main       *record.Recorder // the measured requests'
 	warm       *record.Recorder // the warm-up's; nil without one
@@ -245,6 +246,7 @@ func (w *worker) record(x *Exchange, o stats.Outcome) stats.Outcome {
 	if o.Responded() { // a status whose response then failed is not counted
 		rec.Status(x.Status)
 		w.response(x)
+		w.answered = x.Done
 	}
 	if w.run.cfg.Order.Targets > 1 {
 		w.recordTarget(x, o)
