@@ -2,7 +2,6 @@ package gb
 
 import (
 	"github.com/gb-bench/gb/internal/check"
-	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -17,8 +16,6 @@ func (c *Config) compileChecks() (*check.Set, error) {
 		return nil, nil
 	case c.http3():
 		return nil, configErr("Checks", "{Checks} is not supported with {Protocol=h3} yet: its client does not evaluate checks")
-	case c.http2() && !h2.Supports(s):
-		return nil, configErr("Checks", "{Checks} on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)")
 	case s.NeedsBody() && c.Compressed:
 		return nil, configErr("Checks", "{Checks} on the body and {Compressed} cannot be combined: the body is checked as received, and {Compressed} bodies arrive encoded")
 	}
