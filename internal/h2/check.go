@@ -16,21 +16,18 @@ import (
 // checks keep nothing.
 
 // keepBody adds DATA payload p to s's kept body, up to check.MaxBody
-// bytes, when a check reads the body.
+// bytes (with a body check: Client.keepBodies).
 func (c *Client) keepBody(s *stream, p []byte) {
-	if !c.keepBodies {
-		return
-	}
 	if room := check.MaxBody - len(s.kbody); room > 0 {
 		s.kbody = append(s.kbody, p[:min(len(p), room)]...)
 	}
 }
 
 // keepField adds a decoded response field to the block's kept fields, as
-// "name: value\n", when a check reads header fields; pseudo-headers
-// (":status") are left out, as HTTP/1.1's status line is.
+// "name: value\n" (with a header check: Client.keepFields);
+// pseudo-headers (":status") are left out, as HTTP/1.1's status line is.
 func (c *Client) keepField(name, value string) {
-	if !c.keepFields || len(name) == 0 || name[0] == ':' {
+	if len(name) == 0 || name[0] == ':' {
 		return
 	}
 	c.fields = append(append(append(append(c.fields, name...), ": "...), value...), '\n')

@@ -422,7 +422,7 @@ func (c *Client) emit(f hpack.HeaderField) {
 	case f.Name == "content-encoding" && c.unz != nil:
 		c.hdrEnc = c.hdrEnc.Add([]byte(f.Value))
 	}
-	if s != nil && !c.hdrBad && !s.headers {
+	if c.keepFields && s != nil && !c.hdrBad && !s.headers {
 		c.keepField(f.Name, f.Value)
 	}
 }
@@ -485,12 +485,16 @@ func (c *Client) onData(f *http2.DataFrame, n int64) {
 		case f.StreamEnded():
 			s.x.Body += int64(len(f.Data()))
 			c.keep(s, f.Data())
-			c.keepBody(s, f.Data())
+			if c.keepBodies {
+				c.keepBody(s, f.Data())
+			}
 			c.finish(s)
 		default:
 			s.x.Body += int64(len(f.Data()))
 			c.keep(s, f.Data())
-			c.keepBody(s, f.Data())
+			if c.keepBodies {
+				c.keepBody(s, f.Data())
+			}
 			if c.cfg.phased {
 				c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the next DATA
 			}
