@@ -2,7 +2,6 @@ package gb
 
 import (
 	"github.com/gb-bench/gb/internal/check"
-	"github.com/gb-bench/gb/internal/h2"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -15,8 +14,6 @@ func (c *Config) compileChecks() (*check.Set, error) {
 		return nil, configErr("Checks", "{Checks} %v", err)
 	case s == nil:
 		return nil, nil
-	case c.http2() && !h2.Supports(s):
-		return nil, configErr("Checks", "{Checks} on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)")
 	case s.NeedsBody() && c.Compressed:
 		return nil, configErr("Checks", "{Checks} on the body and {Compressed} cannot be combined: the body is checked as received, and {Compressed} bodies arrive encoded")
 	}

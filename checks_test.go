@@ -122,7 +122,6 @@ func TestChecksConfigErrors(t *testing.T) {
 		want string
 	}{
 		{gb.Config{Checks: []string{"status=="}}, `Config.Checks check "status==": no value after ==`},
-		{gb.Config{Checks: []string{"status==200", "header[A]==b"}, Protocol: gb.ProtocolH2C}, "Config.Checks on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)"},
 		{gb.Config{Checks: []string{"body contains x"}, Compressed: true}, "Config.Checks on the body and Config.Compressed cannot be combined: the body is checked as received, and Config.Compressed bodies arrive encoded"},
 	} {
 		tc.cfg.URL, tc.cfg.Requests = "http://127.0.0.1:1/", 1

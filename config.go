@@ -174,9 +174,9 @@ type Config struct {
 	// header[Content-Type] contains json. A response that fails any ends
 	// as failed.check (not ok or non2xx) and Result.Checks counts each
 	// check's passes and failures. Bodies are read (their first 1 MiB)
-	// only when a body check needs them. Header and body checks run on
-	// HTTP/1.1 only (status and size checks on HTTP/2 too); a body check
-	// not with Compressed. nil = none: responses are classified by status.
+	// only when a body check needs them. Checks run on HTTP/1.1 and
+	// HTTP/2, not HTTP/3; a body check not with Compressed. nil = none:
+	// responses are classified by status.
 	Checks []string
 
 	// Script is a Lua script written for wrk's scripting API (gb

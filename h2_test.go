@@ -25,7 +25,7 @@ func TestHTTP2Config(t *testing.T) {
 		{gb.Config{URL: "https://127.0.0.1:1/", Protocol: gb.ProtocolH2C}, "needs an http:// URL"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Streams: 2}, "Config.Streams is HTTP/2's and HTTP/3's: add Config.Protocol \"h2\""},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Pipeline: 2}, "Config.Pipeline is HTTP/1.1's"},
-		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Targets: []gb.Target{{URL: "http://127.0.0.1:2/b"}}}, "several targets on different addresses are not supported with HTTP/2"},
+		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Streams: 2, Targets: []gb.Target{{URL: "http://127.0.0.1:2/b"}}}, "Config.Streams 2 with targets on several addresses is not supported"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Streams: gb.MaxStreams + 1}, "out of range"},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: "h9"}, "unknown Config.Protocol \"h9\""},
 		{gb.Config{URL: "http://127.0.0.1:1/", Protocol: gb.ProtocolH2C, Headers: []string{"TE: gzip"}}, "only \"trailers\""},

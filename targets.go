@@ -100,6 +100,7 @@ type multiTarget struct {
 	method0 string              // the first target's method, for Result.Target
 	body0   int64               // the first target's body length
 	h2      []h2.Target         // every target's request, for HTTP/2 (newH2)
+	h2s     []*h2.Config        // HTTP/2 on several addresses: each address's configuration (newH2); nil otherwise
 }
 
 // prepareTargets parses and checks every target of a Config with several
@@ -212,6 +213,9 @@ func (p *Plan) multiLoad(lc *load.Config) {
 	if len(m.clients) > 1 {
 		lc.KeepOpen = false
 		lc.NewConn = func(ctx context.Context) load.Conn { return client.NewMulti(ctx, m.clients, m.addrOf) }
+		if m.h2s != nil {
+			lc.NewConn = func(ctx context.Context) load.Conn { return h2.NewMulti(ctx, m.h2s, m.addrOf) }
+		}
 	}
 }
 

@@ -133,7 +133,8 @@ func TestCheckMergeShards(t *testing.T) {
 // TestCheckBadInput: a bad expression, or --check with what it cannot
 // run with, is one line and exit 22, before any request; what it can
 // run with (--h2c with status and size checks, --compressed without a
-// body check) runs.
+// body check) runs. (Header and body checks over HTTP/2:
+// TestH2CheckReport.)
 func TestCheckBadInput(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{NoPprof: true})
 	url := srv.URL() + "/wrong"
@@ -149,7 +150,6 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--check", "header[A B]==1"}, `gb: --check "header[A B]==1": want header[Name] with a field name, e.g. header[Content-Type]` + "\n"},
 		{[]string{"--check", `body contains "a" "b"`}, `gb: --check "body contains \"a\" \"b\"": text in double quotes must be a Go string literal (escape \ and " inside them)` + "\n"},
 		{[]string{"--check", "status==\x1b[31m"}, `gb: --check "status==\x1b[31m": "\x1b[31m" is not a non-negative whole number` + "\n"},
-		{[]string{"--h2c", "--check", "status==200", "--check", "header[X-Wrong]==1"}, "gb: --check on a header or the body works on HTTP/1.1 only for now, not on HTTP/2 (status and size checks do)\n"},
 		{[]string{"--compressed", "--check", "body contains ok"}, "gb: --check on the body and --compressed cannot be combined: the body is checked as received, and --compressed bodies arrive encoded\n"},
 	} {
 		r := runGB(t, append(append([]string{"-n", "3"}, tc.args...), url)...)

@@ -165,8 +165,8 @@ func TestCapacityCompressed(t *testing.T) {
 // --http2 (TLS), both engines: each request is encoded for its target
 // (-m applies to the command line's URLs, the file's target keeps its
 // method and body), the report and the JSON count each target as for
-// HTTP/1.1, and the server's ledger counts every request. Targets on two
-// addresses are refused in one line.
+// HTTP/1.1, and the server's ledger counts every request. (Targets on
+// two addresses: TestH2SeveralAddresses.)
 func TestH2SeveralTargets(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{TLS: true})
 	dir := t.TempDir()
@@ -212,11 +212,5 @@ func TestH2SeveralTargets(t *testing.T) {
 		if got := after.HTTP.Requests + after.TLS.Requests - before.HTTP.Requests - before.TLS.Requests; got != 300 {
 			t.Errorf("%v: server saw %d requests", tc.flags, got)
 		}
-	}
-	other := testsupport.Server(t, testserver.Options{})
-	r := runGB(t, "--h2c", "-n", "10", srv.URL()+"/hello", other.URL()+"/hello")
-	if r.code != 22 || !strings.HasPrefix(r.stderr, "gb: several targets on different addresses are not supported with HTTP/2: ") ||
-		strings.Count(r.stderr, "\n") != 1 {
-		t.Errorf("two servers: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

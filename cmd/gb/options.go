@@ -238,7 +238,7 @@ var abSpecs = []flagSpec{
 		o.cfg.StartAt = t
 		return nil
 	}),
-	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between); with\nHTTP/2 all targets on one scheme://host:port (a connection is one server's)", setString(func(o *options) *string { return &o.targetsFile })),
+	opt(0, "targets", "file", "Send the load to the targets of this file too (vegeta's http format:\n\"METHOD URL\", header lines, @bodyfile; blank lines between); over\nHTTP/2 targets on several addresses take --streams 1", setString(func(o *options) *string { return &o.targetsFile })),
 	opt(0, "targets-format", "format", "The targets file's format: http (default) or json (vegeta's: one\n{\"method\",\"url\",\"header\",\"body\" (base64)} object a line)", func(o *options, v string) error {
 		if v != gb.TargetsHTTP && v != gb.TargetsJSON {
 			return errors.New("want http or json")

@@ -61,6 +61,7 @@ type Config struct {
 	batchBytes atomic.Pointer[[]byte]        // the longest pipelined batch built so far
 	nextLocal  atomic.Uint32                 // LocalAddrs' next index
 	target     atomic.Pointer[evloop.Target] // Addr parsed for the event-loop dialers, once (loopTarget)
+	tls12      atomic.Pointer[tls.Config]    // TLS capped at 1.2 once a handshake found the server speaks no TLS 1.3 (tlsConfig); nil = TLS as it is
 }
 
 func (c *Config) timeout() time.Duration {

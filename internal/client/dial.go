@@ -139,7 +139,8 @@ func (c *Config) secure(ctx context.Context, nc net.Conn, x *load.Exchange) (net
 	if c.TLS == nil {
 		return nc, stats.OK
 	}
-	tc := tls.Client(nc, c.TLS)
+	tcfg := c.tlsConfig()
+	tc := tls.Client(nc, tcfg)
 	began := time.Now()
 	if err := c.handshake(ctx, tc, nc); err != nil {
 		_ = nc.Close()
@@ -150,8 +151,40 @@ func (c *Config) secure(ctx context.Context, nc net.Conn, x *load.Exchange) (net
 		return nil, stats.FailTLS
 	}
 	x.Handshake = max(time.Since(began), time.Nanosecond)
-	x.Resumed = tc.ConnectionState().DidResume
+	st := tc.ConnectionState()
+	x.Resumed = st.DidResume
+	if tcfg == c.TLS && st.Version < tls.VersionTLS13 {
+		c.capTLS12()
+	}
 	return tc, stats.OK
+}
+
+// tlsConfig is the TLS configuration of the next handshake: c.TLS, or
+// once a handshake found that the server speaks no TLS 1.3, c.TLS capped
+// at TLS 1.2. A ClientHello that offers TLS 1.3 carries key shares (Go's
+// X25519MLKEM768 and X25519: an ML-KEM and an X25519 key pair made for
+// each), which a TLS 1.2 server ignores; with resumed TLS 1.2 handshakes,
+// making them was most of gb's CPU per connection. The server negotiates
+// the same TLS 1.2 handshake either way.
+func (c *Config) tlsConfig() *tls.Config {
+	if t := c.tls12.Load(); t != nil {
+		return t
+	}
+	return c.TLS
+}
+
+// capTLS12 makes the next handshakes offer TLS 1.2 at most, when c.TLS
+// offers TLS 1.3 and a handshake with it negotiated an earlier version:
+// a server that speaks TLS 1.3 answers a ClientHello offering it with it
+// (RFC 8446 §4.1.3: Go's client refuses a downgrade), so this one speaks
+// 1.2 at most. Once per run; the clone shares c.TLS's session cache.
+func (c *Config) capTLS12() {
+	if m := c.TLS.MaxVersion; (m != 0 && m < tls.VersionTLS13) || c.tls12.Load() != nil {
+		return
+	}
+	t := c.TLS.Clone()
+	t.MaxVersion = tls.VersionTLS12
+	c.tls12.CompareAndSwap(nil, t)
 }
 
 // dialUnix connects to the unix socket c.Addr. A listener whose backlog is

@@ -75,6 +75,11 @@ type Client struct {
 	full      bool            // decode the whole block: the connection's first response
 	server    []byte          // the Server field of the connection's first response
 	hdrEnc    decode.Encoding // the block's content-encoding (with unz)
+	fields    []byte          // with header checks (keepFields): the block's fields so far, see check.go
+
+	keepFields bool // a check reads header fields: every block is decoded whole
+	keepBodies bool // a check reads the body: each stream keeps its first check.MaxBody bytes
+	firstDone  bool // the connection's first final response's block was decoded (its Server kept)
 
 	// content decoding (--compressed); unz is nil without it
 	unz  *decode.Body // decodes each body at its end, its decoders reused
@@ -101,6 +106,7 @@ func New(ctx context.Context, cfg *Config) *Client {
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(minFrameSize)
 	c.fr.MaxHeaderListSize = uint32(cfg.maxHeaderBytes())
+	c.keepFields, c.keepBodies = cfg.Client.Checks.NeedsFields(), cfg.Client.Checks.NeedsBody()
 	if d := cfg.Client.Decoding; d.Compressed {
 		c.unz = &decode.Body{Accept: d.Accept, Max: d.MaxDecoded, Expired: c.decodeExpired}
 	}

@@ -83,6 +83,16 @@ func NewConfigTargets(cc *client.Config, targets []Target, scheme string, stream
 	return c, nil
 }
 
+// ForAddress is c for the client Config cc of another address of the
+// run's targets: the same requests (shared, read-only) and streams,
+// dialled and handshaken as cc says (with several addresses a worker
+// holds a Client per address; see Multi).
+func (c *Config) ForAddress(cc *client.Config) *Config {
+	a := *c
+	a.Client = cc
+	return &a
+}
+
 // encodeFrames is req's HEADERS and CONTINUATION frames.
 func encodeFrames(req *h1.Request, scheme string) (request, error) {
 	r := request{head: req.IsHead(), body: req.Body}

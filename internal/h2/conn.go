@@ -103,7 +103,7 @@ func (c *Client) reset() {
 	c.nextID, c.lastID = 1, 0
 	c.maxStreams = math.MaxInt32 // unlimited until the server's SETTINGS say
 	c.initWin, c.sendWin, c.maxFrame = initialConn, initialConn, minFrameSize
-	c.recvUsed, c.settings, c.draining, c.served, c.full = 0, false, false, 0, true
+	c.recvUsed, c.settings, c.draining, c.served, c.full, c.firstDone = 0, false, false, 0, true, false
 	c.armed, c.unsent, c.unsentReqs, c.acks, c.goAwayErr, c.readErr = time.Time{}, false, 0, 0, nil, nil
 }
 
@@ -292,7 +292,7 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 	if first {
 		c.curID, c.curEnd = id, endStream
 		c.hdrBytes, c.hdrFields, c.hdrBad, c.status, c.blockLen, c.blockWire = 0, 0, false, 0, 0, 0
-		c.length, c.hdrEnc = noLength, decode.Identity
+		c.length, c.hdrEnc, c.fields = noLength, decode.Identity, c.fields[:0]
 		c.dec.SetEmitEnabled(true)
 		if s != nil && !s.started {
 			s.started = true
@@ -345,7 +345,8 @@ func (c *Client) onHeaders(id uint32, frag []byte, endHeaders, endStream, first 
 		s.headers = true
 		s.x.Status, s.x.Server, s.length = c.status, c.server, c.length
 		s.enc, s.zbuf, s.zover = c.hdrEnc, s.zbuf[:0], false
-		c.full = false
+		c.keepHeaders(s)
+		c.full, c.firstDone = c.keepFields, true // header checks read every block's fields
 		if c.curEnd {
 			c.finish(s)
 		} else if c.cfg.phased {
@@ -414,12 +415,15 @@ func (c *Client) emit(f hpack.HeaderField) {
 		if len(f.Value) == 3 && !s.headers {
 			c.status = atoi3(f.Value)
 		}
-	case f.Name == "server" && c.full:
+	case f.Name == "server" && !c.firstDone:
 		c.server = append(c.server[:0], f.Value[:min(len(f.Value), maxServer)]...)
 	case f.Name == "content-length":
 		c.noteLength(parseLength(f.Value))
 	case f.Name == "content-encoding" && c.unz != nil:
 		c.hdrEnc = c.hdrEnc.Add([]byte(f.Value))
+	}
+	if c.keepFields && s != nil && !c.hdrBad && !s.headers {
+		c.keepField(f.Name, f.Value)
 	}
 }
 
@@ -481,10 +485,16 @@ func (c *Client) onData(f *http2.DataFrame, n int64) {
 		case f.StreamEnded():
 			s.x.Body += int64(len(f.Data()))
 			c.keep(s, f.Data())
+			if c.keepBodies {
+				c.keepBody(s, f.Data())
+			}
 			c.finish(s)
 		default:
 			s.x.Body += int64(len(f.Data()))
 			c.keep(s, f.Data())
+			if c.keepBodies {
+				c.keepBody(s, f.Data())
+			}
 			if c.cfg.phased {
 				c.phase(s, c.cfg.Client.IdleTimeout, c.now) // the next DATA
 			}

@@ -35,6 +35,8 @@ type stream struct {
 	enc      decode.Encoding // the response's content-encoding (with Client.unz)
 	zbuf     []byte          // its compressed body so far, reused by the slot's next responses
 	zover    bool            // the body passed decode.DefaultMaxBuffered: zbuf stopped growing
+	kfields  []byte          // with header checks: the response's fields, "name: value\n" each (see check.go)
+	kbody    []byte          // with body checks: the body's first check.MaxBody bytes
 	outcome  stats.Outcome
 }
 

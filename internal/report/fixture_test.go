@@ -23,7 +23,7 @@ type req struct {
 }
 
 // spec describes a fake run. build turns it into a Result the way a live
-// run does: per-worker stats.Recorders merged by stats.Merge.
+// run does: per-worker record.Recorders collected by record.Collect.
 type spec struct {
 	target    stats.Load
 	elapsed   time.Duration

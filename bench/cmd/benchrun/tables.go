@@ -178,10 +178,13 @@ func h2Tools(p plan, bins map[string]string, gbHTTP2 bool) []tool {
 	m := itoa(p.h2M)
 	var ts []tool
 	if b := bins["gb"]; b != "" && gbHTTP2 {
-		ts = append(ts, tool{key: "gb", name: "gb --http2 --streams " + m, bin: b, parse: parseAB,
-			args: func(u string, c, n int) []string {
-				return []string{"--http2", "--streams", m, "--insecure", "-c", itoa(c), "-n", itoa(n), "-q", u}
-			}})
+		args := func(u string, c, n int) []string {
+			return []string{"--http2", "--streams", m, "--insecure", "-c", itoa(c), "-n", itoa(n), "-q", u}
+		}
+		ts = append(ts, tool{key: "gb", name: "gb --http2 --streams " + m, bin: b, parse: parseAB, args: args})
+		if b := bins["gb-base"]; b != "" {
+			ts = append(ts, tool{key: "gb", name: baseName + " --http2 --streams " + m, bin: b, parse: parseAB, args: args})
+		}
 	}
 	if b := bins["h2load"]; b != "" {
 		ts = append(ts, tool{key: "h2load", name: "h2load -m " + m, bin: b, parse: parseH2load,
