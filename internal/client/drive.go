@@ -23,6 +23,7 @@ const (
 	writing                     // f.sent bytes of the request are out; the rest would have waited
 	unsendable                  // the write failed with f.werr
 	reading                     // the request is out: the response is read
+	refused                     // the script gave no request: x ended as failed.script (scriptSend)
 )
 
 // drivable reports whether the open connection's exchanges can run on its
@@ -38,7 +39,7 @@ func (f *Fast) drivable() (*evloop.Conn, bool) {
 func (f *Fast) Send(x *load.Exchange) bool {
 	f.stage = unsent
 	c, ok := f.drivable()
-	if !ok {
+	if !ok || f.scr != nil && !f.scriptSend(x) {
 		return false
 	}
 	x.Start = clock.Read()
@@ -96,6 +97,9 @@ func (f *Fast) Receive(x *load.Exchange) (stats.Outcome, load.Got) {
 	}
 	x.Done = got
 	f.stage = unsent
+	if f.scr != nil {
+		f.scr.last(x)
+	}
 	return o, load.GotAll
 }
 
@@ -108,8 +112,11 @@ func (f *Fast) Park(fn func() bool) {
 
 // Finish ends x from wherever Send and Receive left it; see load.Driven.
 func (f *Fast) Finish(x *load.Exchange) stats.Outcome {
-	if f.stage == unsent {
+	switch f.stage {
+	case unsent:
 		return f.Do(x)
+	case refused:
+		return f.scriptRefused(x)
 	}
 	o, retry := f.finish(x)
 	if retry {
@@ -118,6 +125,9 @@ func (f *Fast) Finish(x *load.Exchange) stats.Outcome {
 	}
 	x.Done = clock.Read()
 	f.stage = unsent
+	if f.scr != nil {
+		f.scr.last(x)
+	}
 	return o
 }
 

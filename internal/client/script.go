@@ -25,11 +25,14 @@ type scripted struct {
 
 // UseScript makes f send the requests of t, a script's thread, and hand
 // it the responses (their headers and bodies only when it defines
-// response()). Every exchange then runs through Do or DoBatch on the
-// worker's task, never on the loop's stack. Call it before the first Do.
+// response()). On an event loop a kept-alive connection's exchanges run
+// on the loop's stack as unscripted ones do (Send, Receive), request()
+// and response() included: the thread belongs to that loop, whose tasks
+// and handler never run at once. A script that defines delay() runs
+// every exchange through Do on the worker's task, which can wait. Call
+// it before the first Do.
 func (f *Fast) UseScript(t *script.Thread) {
 	f.scr = &scripted{thread: t, task: evloop.FromContext(f.ctx)}
-	f.plain = false
 	if t.WantsResponse() {
 		f.rd.Keep = &h1.Kept{}
 	}
@@ -55,6 +58,30 @@ func (f *Fast) scriptRequest(x *load.Exchange) (o stats.Outcome, ok bool) {
 	}
 	s.sent, s.index = 1, 0
 	return stats.OK, true
+}
+
+// scriptSend runs request() for x, which Send starts on the open
+// connection. It reports false when x needs Finish instead: the script
+// defines delay(), which only Do (on the worker's task) can wait for;
+// or request() gave no request, and x ended as failed.script (stage
+// refused).
+func (f *Fast) scriptSend(x *load.Exchange) bool {
+	if f.scr.thread.HasDelay() {
+		return false
+	}
+	if _, ok := f.scriptRequest(x); !ok {
+		f.stage = refused
+		return false
+	}
+	return true
+}
+
+// scriptRefused is Finish for an exchange whose request() gave no
+// request (scriptSend): x ended there as failed.script.
+func (f *Fast) scriptRefused(x *load.Exchange) stats.Outcome {
+	f.stage = unsent
+	f.scr.last(x)
+	return stats.FailScript
 }
 
 // pause waits d before the next request: on the worker's task on an

@@ -195,7 +195,8 @@ func (t *Thread) Request(b *Batch) error {
 	s := t.static
 	if t.request != nil {
 		L := t.L
-		if err := L.CallByParam(lua.P{Fn: t.request, NRet: 1, Protect: true}); err != nil {
+		L.Push(t.request) // CallByParam without its variadic arguments: this runs per request
+		if err := L.PCall(0, 1, nil); err != nil {
 			rerr := runtimeError("request", err)
 			t.group.raised(rerr)
 			return rerr

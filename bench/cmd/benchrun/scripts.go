@@ -31,25 +31,26 @@ var costScripts = []costScript{
 // memScripts are the scripts of the script-memory table.
 var memScripts = []string{"counter.lua", "header.lua"}
 
-// scriptRow names a tool's row with script s ("" = none).
+// scriptRow names a tool's row with script s ("" = none): tool is "wrk",
+// "gb" or the -baseline gb's name ("gb@abc1234").
 func scriptRow(tool, s string) string {
 	switch {
 	case s == "":
 		return tool
-	case tool == "gb":
-		return "gb --script " + s
+	case tool == "wrk":
+		return "wrk -s " + s
 	}
-	return "wrk -s " + s
+	return tool + " --script " + s
 }
 
-// scriptTools are the rows of the script table: gb and wrk without a
-// script, then each script with gb and with wrk.
+// scriptTools are the rows of the script table: gb (and the -baseline
+// gb) and wrk without a script, then each script with each of them.
 func scriptTools(p plan, bins map[string]string, dir string) []tool {
 	var ts []tool
 	for _, s := range append([]string{""}, names(costScripts)...) {
 		path := filepath.Join(dir, s)
-		if b := bins["gb"]; b != "" {
-			ts = append(ts, tool{key: "gb", name: scriptRow("gb", s), bin: b, parse: parseAB,
+		for _, g := range gbBuilds(bins) {
+			ts = append(ts, tool{key: "gb", name: scriptRow(g.name, s), bin: g.bin, parse: parseAB,
 				args: func(u string, c, n int) []string {
 					return withScript([]string{"-k", "-c", itoa(c), "-n", itoa(n), "-q"}, "--script", s, path, u)
 				}})
@@ -62,6 +63,22 @@ func scriptTools(p plan, bins map[string]string, dir string) []tool {
 		}
 	}
 	return ts
+}
+
+// gbBuild is a gb binary and its row name.
+type gbBuild struct{ name, bin string }
+
+// gbBuilds are the gb binaries of the script table: this tree's, then
+// the -baseline's when there is one.
+func gbBuilds(bins map[string]string) []gbBuild {
+	var gs []gbBuild
+	if b := bins["gb"]; b != "" {
+		gs = append(gs, gbBuild{"gb", b})
+		if base := bins["gb-base"]; base != "" {
+			gs = append(gs, gbBuild{baseName, base})
+		}
+	}
+	return gs
 }
 
 // scriptMemoryTools are the rows of the script-memory table: gb and wrk
@@ -112,19 +129,34 @@ func renderScript(b *strings.Builder, m mode, cells map[cellKey][]row) {
 	for _, t := range m.targets {
 		for _, c := range m.conc {
 			by := rowsByName(cells[cellKey{m.name, t.name, c}])
-			g0, w0 := by[scriptRow("gb", "")], by[scriptRow("wrk", "")]
-			fmt.Fprintf(b, "| %s | %d | none | %.0f | %.0f | %.2f | %.2f | %s | | | | | %s, %s |\n", t.name, c, g0.rps, w0.rps, g0.cpu, w0.cpu, div(g0.cpu, w0.cpu), runsCell(g0), runsCell(w0))
-			for _, s := range costScripts {
-				g, w := by[scriptRow("gb", s.file)], by[scriptRow("wrk", s.file)]
-				met := "–"
-				if g.ok > 0 && w.ok > 0 {
-					met = newVerdict(g, w, s.limit, false)
+			for _, gb := range []string{"gb", baseName} {
+				if _, ok := by[scriptRow(gb, "")]; gb != "gb" && !ok {
+					continue // no -baseline
 				}
-				fmt.Fprintf(b, "| %s | %d | %s %s | %.0f | %.0f | %.2f | %.2f | %s | ≤ %.1f | %s | %s | %s | %s, %s |\n",
-					t.name, c, s.file, s.what, g.rps, w.rps, g.cpu, w.cpu, div(g.cpu, w.cpu), s.limit, met,
-					minus(g.cpu, g0.cpu, g0.ok > 0), minus(w.cpu, w0.cpu, w0.ok > 0), runsCell(g), runsCell(w))
+				renderScriptRows(b, t.name, c, gb, by)
 			}
 		}
+	}
+}
+
+// renderScriptRows prints the script table's rows of one gb build (gb,
+// or the -baseline's name), each beside wrk's row.
+func renderScriptRows(b *strings.Builder, target string, c int, gb string, by map[string]row) {
+	suffix := ""
+	if gb != "gb" {
+		suffix = " (" + gb + ")"
+	}
+	g0, w0 := by[scriptRow(gb, "")], by[scriptRow("wrk", "")]
+	fmt.Fprintf(b, "| %s | %d | none%s | %.0f | %.0f | %.2f | %.2f | %s | | | | | %s, %s |\n", target, c, suffix, g0.rps, w0.rps, g0.cpu, w0.cpu, div(g0.cpu, w0.cpu), runsCell(g0), runsCell(w0))
+	for _, s := range costScripts {
+		g, w := by[scriptRow(gb, s.file)], by[scriptRow("wrk", s.file)]
+		met := "–"
+		if g.ok > 0 && w.ok > 0 {
+			met = newVerdict(g, w, s.limit, false)
+		}
+		fmt.Fprintf(b, "| %s | %d | %s %s%s | %.0f | %.0f | %.2f | %.2f | %s | ≤ %.1f | %s | %s | %s | %s, %s |\n",
+			target, c, s.file, s.what, suffix, g.rps, w.rps, g.cpu, w.cpu, div(g.cpu, w.cpu), s.limit, met,
+			minus(g.cpu, g0.cpu, g0.ok > 0), minus(w.cpu, w0.cpu, w0.ok > 0), runsCell(g), runsCell(w))
 	}
 }
 
