@@ -14,7 +14,7 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
 )
@@ -163,7 +163,7 @@ func capacityCmd(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) 
 	_ = out.Answer(stdout, co.slos)
 	if err := writeAll([]reportFile{
 		{"--json", co.jsonFile, rep.WriteJSON},
-		{"--html", co.htmlFile, func(w io.Writer) error { return report.HTMLCapacityReport(w, rep) }},
+		{"--html", co.htmlFile, func(w io.Writer) error { return htmlreport.Capacity(w, rep) }},
 	}, stdout); err != nil {
 		fmt.Fprintf(stderr, "gb capacity: %s\n", explain(err))
 		return exitFailure

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/compare"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
@@ -197,7 +198,7 @@ func writeFiles(s *series, res *gb.Result, verdicts []threshold.Result, o *optio
 		}
 		return report.JSON(w, res)
 	}},
-		{"--html", o.htmlFile, func(w io.Writer) error { return report.HTMLReport(w, res) }},
+		{"--html", o.htmlFile, func(w io.Writer) error { return htmlreport.Run(w, res) }},
 		{"--hgrm", o.hgrmFile, func(w io.Writer) error { return report.HGRM(w, res) }},
 		{"--hlog", o.hlogFile, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"--bench-out", o.benchOut, func(w io.Writer) error {

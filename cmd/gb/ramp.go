@@ -16,6 +16,7 @@ import (
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/capacity"
 	"github.com/gb-bench/gb/internal/getopt"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/outfile"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
@@ -295,15 +296,15 @@ func (ro *rampOptions) files() []rampFile {
 	all := []rampFile{
 		{"--csv", ro.csvFile, report.RampCSV},
 		{"--autobench", ro.autobenchFile, func(w io.Writer, rp *ramp.Ramp) error { return report.RampAutobench(w, rp, sep) }},
-		{"--plot", ro.plotFile, report.RampPNG},
+		{"--plot", ro.plotFile, htmlreport.RampPNG},
 		{"--json", ro.jsonFile, report.RampJSON},
-		{"--html", ro.htmlFile, report.HTMLRampReport},
+		{"--html", ro.htmlFile, htmlreport.Ramp},
 	}
 	if strings.HasSuffix(ro.plotFile, ".gp") {
 		all[2].write = func(w io.Writer, rp *ramp.Ramp) error {
 			return report.RampPlot(w, rp, ro.csvFile, pngPath(ro.plotFile))
 		}
-		all = append(all, rampFile{"--plot", pngPath(ro.plotFile), report.RampPNG})
+		all = append(all, rampFile{"--plot", pngPath(ro.plotFile), htmlreport.RampPNG})
 	}
 	var out []rampFile
 	for _, f := range all {

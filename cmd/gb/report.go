@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/gb-bench/gb/internal/getopt"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
@@ -86,7 +87,7 @@ func reportRun(b []byte, ro *reportOptions, stdout io.Writer) error {
 		}
 	}
 	return writeAll([]reportFile{
-		{"--html", ro.html, func(w io.Writer) error { return report.HTMLReport(w, res) }},
+		{"--html", ro.html, func(w io.Writer) error { return htmlreport.Run(w, res) }},
 		{"--hgrm", ro.hgrm, func(w io.Writer) error { return report.HGRM(w, res) }},
 		{"--hlog", ro.hlog, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"-e", ro.csv, func(w io.Writer) error { return report.CSV(w, res) }},
@@ -116,7 +117,7 @@ func reportRamp(b []byte, ro *reportOptions, stdout io.Writer) error {
 		}
 	}
 	return writeAll([]reportFile{
-		{"--html", ro.html, func(w io.Writer) error { return report.HTMLRampReport(w, &rp) }},
+		{"--html", ro.html, func(w io.Writer) error { return htmlreport.Ramp(w, &rp) }},
 		{"--json", ro.json, func(w io.Writer) error { return report.RampJSON(w, &rp) }},
 	}, stdout)
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/getopt"
-	"github.com/gb-bench/gb/internal/report"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/web"
 )
 
@@ -117,7 +117,7 @@ func (p *livePage) finish(res *gb.Result) {
 	}
 	p.srv.Finish(func() []byte {
 		var b bytes.Buffer
-		if report.HTMLReport(&b, res) != nil {
+		if htmlreport.Run(&b, res) != nil {
 			return nil
 		}
 		return b.Bytes()

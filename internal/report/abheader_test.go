@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -33,7 +34,7 @@ func TestHeaderSeveralTargets(t *testing.T) {
 		}, []string{"Server Port:            (several)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := *fixtures()["plain"]
+			r := *fakerun.Fixtures()["plain"]
 			r.Target.VariableLength = tc.varLen
 			r.Targets = nil
 			first, _ := url.Parse(tc.urls[0]) // the run's Target is the first target's

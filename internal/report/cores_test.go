@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -14,7 +15,7 @@ import (
 // covers showed "cpu=6.82 cores (of 1)" and blamed gb for a bottleneck.
 // A result without the window (an older gb's) keeps CPU over elapsed.
 func TestClientCores(t *testing.T) {
-	r := build(keepAliveSpec())
+	r := fakerun.Build(fakerun.KeepAliveSpec())
 	r.Elapsed = 150 * time.Millisecond
 	r.Client = stats.Client{CPU: 1023 * time.Millisecond, CPUWindow: 1500 * time.Millisecond, MaxProcs: 1, Engine: "loop"}
 	text := textOf(t, r)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -14,11 +15,11 @@ func TestCSVGolden(t *testing.T) {
 		file string
 		r    *stats.Result
 	}{
-		{"csv_histogram.csv", build(plainSpec(false))},
-		{"csv_samples.csv", build(plainSpec(true))},
-		{"csv_tiny_samples.csv", build(confidenceSpec(true))},
-		{"csv_tiny_histogram.csv", build(confidenceSpec(false))},
-		{"csv_zero.csv", build(zeroSpec())},
+		{"csv_histogram.csv", fakerun.Build(fakerun.PlainSpec(false))},
+		{"csv_samples.csv", fakerun.Build(fakerun.PlainSpec(true))},
+		{"csv_tiny_samples.csv", fakerun.Build(fakerun.ConfidenceSpec(true))},
+		{"csv_tiny_histogram.csv", fakerun.Build(fakerun.ConfidenceSpec(false))},
+		{"csv_zero.csv", fakerun.Build(fakerun.ZeroSpec())},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
@@ -35,15 +36,15 @@ func TestCSVGolden(t *testing.T) {
 // the samples, tiny runs included.
 func TestCSVHistogramMatchesSamples(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 99, 100, 101, 1000} {
-		s := plainSpec(true)
-		s.reqs = s.reqs[:n]
-		for i := range s.reqs {
-			tm := &s.reqs[i].t
+		s := fakerun.PlainSpec(true)
+		s.Reqs = s.Reqs[:n]
+		for i := range s.Reqs {
+			tm := &s.Reqs[i].T
 			tm[stats.Waiting] %= 1500
 			tm[stats.Processing] = tm[stats.Waiting] + 10
 			tm[stats.Total] = tm[stats.Connect] + tm[stats.Processing]
 		}
-		withSamples := build(s)
+		withSamples := fakerun.Build(s)
 		fromHist := *withSamples
 		fromHist.Samples = nil
 		var a, b bytes.Buffer
@@ -63,17 +64,17 @@ func TestCSVHistogramMatchesSamples(t *testing.T) {
 }
 
 func TestGnuplotGolden(t *testing.T) {
-	s := httpsSpec()
-	s.samples = true
-	s.reqs = s.reqs[:40]
+	s := fakerun.HTTPSSpec()
+	s.Samples = true
+	s.Reqs = s.Reqs[:40]
 	var b bytes.Buffer
-	if err := Gnuplot(&b, build(s), time.UTC); err != nil {
+	if err := Gnuplot(&b, fakerun.Build(s), time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "gnuplot_samples.tsv", b.Bytes())
 
 	b.Reset()
-	if err := Gnuplot(&b, build(plainSpec(false)), time.UTC); err != nil {
+	if err := Gnuplot(&b, fakerun.Build(fakerun.PlainSpec(false)), time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "gnuplot_nosamples.tsv", b.Bytes())
@@ -99,7 +100,7 @@ func TestGnuplotDate(t *testing.T) {
 
 func TestJSONGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := JSON(&b, build(failuresSpec())); err != nil {
+	if err := JSON(&b, fakerun.Build(fakerun.FailuresSpec())); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.HasSuffix(b.Bytes(), []byte("}\n")) {

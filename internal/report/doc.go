@@ -7,7 +7,10 @@
 // ramp; its model and analysis are package ramp's) is rendered as step
 // lines (RampHeader, RampStep, RampSummary), ab+.sh's CSV (RampCSV),
 // autobench's file (RampAutobench), a gnuplot script (RampPlot) and JSON
-// (RampJSON).
+// (RampJSON). The HTML report pages and the charts (gb's --html, the
+// ramp's --plot PNG) are package htmlreport's; the facts they share with
+// the text are exported here (StopReason, LatencyModel, CheckMark,
+// ProfileFacts, ProfileTop, DiagnosisLines, CPUCause, Micros).
 //
 // The text and HTML layouts are ApacheBench 2.4's output_results() and
 // output_html_results(), byte for byte in layout: the same labels, column

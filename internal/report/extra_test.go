@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -18,8 +19,8 @@ import (
 // lines that are not "key: value" lines.
 func TestExtraSectionIsInvisibleToAbParsers(t *testing.T) {
 	pct := regexp.MustCompile(`\d+%`)
-	all := fixtures()
-	maps.Copy(all, profileFixtures())
+	all := fakerun.Fixtures()
+	maps.Copy(all, fakerun.ProfileFixtures())
 	for name, r := range all {
 		for _, o := range []Options{{}, {NoPercentiles: true}, {NoConfidence: true}} {
 			var b bytes.Buffer

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gb-bench/gb/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -33,4 +35,14 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatal(err)
 	}
 	t.Errorf("%s differs from the golden file; see %s.got (go test -update accepts it)", path, path)
+}
+
+// textOf is r's text report with default options.
+func textOf(t *testing.T, r *stats.Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Text(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -116,7 +116,7 @@ func (t htmlTable) rates(r *stats.Result) {
 	if s == 0 {
 		return
 	}
-	t.row("Requests per second", fmt.Sprintf("%.2f", float64(r.Complete())/s))
+	t.row("Requests per second", fmt.Sprintf("%.2f", r.RPS()))
 	t.row("Transfer rate", fmt.Sprintf("%.2f kb/s received", float64(r.Counts.BytesIn)/1024/s))
 	if hasBody(r) {
 		t.blankRow(fmt.Sprintf("%.2f kb/s sent", float64(r.Counts.BytesOut)/1024/s))

@@ -5,10 +5,12 @@ import (
 	"html"
 	"strings"
 	"testing"
+
+	"github.com/gb-bench/gb/internal/fakerun"
 )
 
 func TestHTMLGolden(t *testing.T) {
-	fx := fixtures()
+	fx := fakerun.Fixtures()
 	fx["failures"].Server.Software = `<b>"gb&co"</b>` // escaped in the golden file
 	fx["failures"].Target.Host = "<host>"
 	for _, tc := range []struct {
@@ -33,7 +35,7 @@ func TestHTMLGolden(t *testing.T) {
 
 // TestHTMLEscapes checks that strings from the server cannot inject markup.
 func TestHTMLEscapes(t *testing.T) {
-	r := fixtures()["plain"]
+	r := fakerun.Fixtures()["plain"]
 	r.Server.Software = `<script>alert(1)</script>`
 	r.Target.Path = `/?a=<b>&c="d"`
 	var b bytes.Buffer
@@ -79,7 +81,7 @@ func TestBannerGolden(t *testing.T) {
 // carry the text report's values, and gb's section has the text's keys
 // and values (escaped), rate-mode keys included.
 func TestHTMLTablesMatchText(t *testing.T) {
-	r := fixtures()["rate"]
+	r := fakerun.Fixtures()["rate"]
 	var text, page bytes.Buffer
 	if err := Text(&text, r, Options{}); err != nil {
 		t.Fatal(err)

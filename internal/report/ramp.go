@@ -12,17 +12,6 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// The ramp's model and its analysis are package ramp's; these name its
-// accessors for the ramp's renderers here.
-func latency(by string, r *stats.Result) *stats.Dist { return ramp.Latency(by, r) }
-func load(by string, r *stats.Result) float64        { return ramp.Level(by, r) }
-func loadString(by string, r *stats.Result) string   { return ramp.FormatLevel(by, r) }
-func loadName(by string) string                      { return ramp.LevelName(by) }
-
-// throughput is ab's requests per second: complete responses over the
-// step's elapsed time.
-func throughput(r *stats.Result) float64 { return r.RPS() }
-
 // perSecond is n over the step's elapsed time in seconds; 0 when no time
 // elapsed.
 func perSecond(n float64, r *stats.Result) float64 {
@@ -30,15 +19,6 @@ func perSecond(n float64, r *stats.Result) float64 {
 		return 0
 	}
 	return n / r.Elapsed.Seconds()
-}
-
-// percentile is d's p-th percentile in µs (clamped to the exact extremes,
-// as stats.Dist.Percentile is); 0 without samples.
-func percentile(d *stats.Dist, p float64) int64 {
-	if d == nil || d.Count == 0 {
-		return 0
-	}
-	return d.Percentile(p)
 }
 
 // ms formats µs as milliseconds with three decimals.
@@ -57,7 +37,7 @@ func RampHeader(w io.Writer, by string) error {
 // p99 latency in ms, plus why the step stopped when not by its request
 // count.
 func RampStep(w io.Writer, by string, n int, r *stats.Result) error {
-	d := latency(by, r)
+	d := ramp.Latency(by, r)
 	var mean float64
 	if d != nil {
 		mean = d.Mean()
@@ -67,8 +47,8 @@ func RampStep(w io.Writer, by string, n int, r *stats.Result) error {
 		note = "  stopped by " + stoppedBy(r)
 	}
 	_, err := fmt.Fprintf(w, "%4d  %11s  %9d  %7d  %10.2f  %9s  %9s  %9s%s\n",
-		n, loadString(by, r), r.Complete(), r.Failed(), throughput(r),
-		ms(mean), ms(float64(percentile(d, 50))), ms(float64(percentile(d, 99))), defuseControls(note))
+		n, ramp.FormatLevel(by, r), r.Complete(), r.Failed(), r.RPS(),
+		ms(mean), ms(float64(d.Percentile(50))), ms(float64(d.Percentile(99))), defuseControls(note))
 	return err
 }
 
@@ -99,7 +79,7 @@ func RampSummary(w io.Writer, rp *ramp.Ramp) error {
 		if rp.By == ramp.ByRate {
 			what = "every step served its target rate without a jump in corrected latency or lag"
 		}
-		advice := "; raise the last step's " + loadName(rp.By)
+		advice := "; raise the last step's " + ramp.LevelName(rp.By)
 		if stop > 0 {
 			advice = " before the server stopped answering"
 		}
@@ -121,16 +101,16 @@ func RampSummary(w io.Writer, rp *ramp.Ramp) error {
 	s, last, later := steps[n-1], live[len(live)-1], live[n:]
 	tputs := make([]float64, len(later))
 	for i, t := range later {
-		tputs[i] = throughput(t)
+		tputs[i] = t.RPS()
 	}
 	if len(tputs) == 0 {
-		tputs = []float64{throughput(s)}
+		tputs = []float64{s.RPS()}
 	}
 	slices.Sort(tputs)
 	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s: %.2f req/s at p99 %s ms; up to %s %s throughput rose no further (later steps: median %.2f, best %.2f req/s) while p99 reached %s ms\n",
-		n, loadName(rp.By), loadString(rp.By, s), throughput(s), ms(float64(percentile(latency(rp.By, s), 99))),
-		loadName(rp.By), loadString(rp.By, last), tputs[(len(tputs)-1)/2], tputs[len(tputs)-1],
-		ms(float64(percentile(latency(rp.By, last), 99))))
+		n, ramp.LevelName(rp.By), ramp.FormatLevel(rp.By, s), s.RPS(), ms(float64(ramp.Latency(rp.By, s).Percentile(99))),
+		ramp.LevelName(rp.By), ramp.FormatLevel(rp.By, last), tputs[(len(tputs)-1)/2], tputs[len(tputs)-1],
+		ms(float64(ramp.Latency(rp.By, last).Percentile(99))))
 	return err
 }
 
@@ -142,7 +122,7 @@ func stoppedSummary(w io.Writer, by string, s *stats.Result, n int) error {
 		what = fmt.Sprintf("%d responses, then none", s.Complete())
 	}
 	_, err := fmt.Fprintf(w, "server stopped answering: step %d, %s %s: %s; %d failed to connect (%s); not a saturation point\n",
-		n, loadName(by), loadString(by, s), what, s.Breakdown().Connect, defuseControls(cmp.Or(capacity.MostCommonError(s.Counts.Errors), "no message")))
+		n, ramp.LevelName(by), ramp.FormatLevel(by, s), what, s.Breakdown().Connect, defuseControls(cmp.Or(capacity.MostCommonError(s.Counts.Errors), "no message")))
 	return err
 }
 
@@ -156,10 +136,10 @@ func missedSummary(w io.Writer, by string, steps []*stats.Result, n int, why str
 	if n > 1 {
 		h := steps[n-2]
 		held = fmt.Sprintf("; the highest %s held was %s (step %d: %.2f req/s at %s %s ms)",
-			loadName(by), loadString(by, h), n-1, throughput(h), p99Name(by), ms(float64(percentile(latency(by, h), 99))))
+			ramp.LevelName(by), ramp.FormatLevel(by, h), n-1, h.RPS(), p99Name(by), ms(float64(ramp.Latency(by, h).Percentile(99))))
 	}
 	_, err := fmt.Fprintf(w, "saturation: step %d, %s %s%s; %s %s ms%s\n",
-		n, loadName(by), loadString(by, s), why, p99Name(by), ms(float64(percentile(latency(by, s), 99))), held)
+		n, ramp.LevelName(by), ramp.FormatLevel(by, s), why, p99Name(by), ms(float64(ramp.Latency(by, s).Percentile(99))), held)
 	return err
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,78 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
 
-// rampStep builds one fake step: n responses whose latency is about lat µs
-// (with a little jitter from seed), taking elapsed, offset from the first
-// step's start. In rate steps the corrected latency adds queue µs.
-func rampStep(tg stats.Load, n int, lat, queue int64, elapsed time.Duration, offset time.Duration, seed uint64) *stats.Result {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	reqs := make([]req, n)
-	for i := range reqs {
-		var t record.Timing
-		t[stats.Total] = lat + rng.Int64N(lat/20+1)
-		t[stats.Processing] = t[stats.Total]
-		t[stats.Waiting] = t[stats.Total] - 40
-		t[stats.Corrected] = t[stats.Total] + queue*int64(i)/int64(n)
-		reqs[i] = req{outcome: stats.OK, status: 200, t: t, length: 1024, keepAlive: true, newConn: i < tg.Concurrency}
-	}
-	r := build(spec{target: tg, elapsed: elapsed, stoppedBy: stats.StopCount, server: "gb-serve",
-		headerLen: 120, reqLen: 90, reqs: reqs})
-	r.Start, r.End = r.Start.Add(offset), r.End.Add(offset)
-	return r
-}
-
-// concurrencyRamp: concurrency 2 to 16 by 2, 10 requests per connection,
-// against a server of 8 workers taking 10 ms each (800 req/s at most).
-func concurrencyRamp() *ramp.Ramp {
-	rp := &ramp.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: ramp.ByConcurrency,
-		Command: []string{"gb", "ramp", "-k", "--from", "2", "--to", "16", "--step", "2", "--per-user", "10", "http://127.0.0.1:8080/limited?d=10ms&max=8"}}
-	var offset time.Duration
-	for i, c := range []int{2, 4, 6, 8, 10, 12, 14, 16} {
-		tg := target("/limited?d=10ms&max=8", c, int64(10*c))
-		tg.URL, tg.KeepAlive = "http://127.0.0.1:8080"+tg.Path, true
-		lat := int64(10_150 * max(c, 8) / 8)
-		tput := 1e6 * float64(c) / float64(lat) // Little's law
-		elapsed := time.Duration(float64(10*c) / tput * float64(time.Second))
-		rp.Steps = append(rp.Steps, rampStep(tg, 10*c, lat, 0, elapsed, offset, uint64(i)))
-		rp.ReplyRates = append(rp.ReplyRates, nil)
-		offset += elapsed + time.Second
-	}
-	rp.ReplyRates[7] = []float64{790, 801.5, 795}
-	rp.Saturation = ramp.Saturation(rp.By, rp.Steps, 0.01) + 1
-	return rp
-}
-
-// rateRamp: 200 to 1200 req/s by 200 for 1 s each over a pool of 20
-// connections, against a server that serves 800 req/s at most: beyond it
-// the achieved rate stays at 800 and requests queue behind the schedule.
-func rateRamp() *ramp.Ramp {
-	rp := &ramp.Ramp{Version: stats.FormatVersion, GBVersion: "test", By: ramp.ByRate,
-		Command: []string{"gb", "ramp", "-k", "-c", "20", "--rate-from", "200", "--rate-to", "1200", "--rate-step", "200", "--step-time", "1s", "http://127.0.0.1:8080/hello"}}
-	var offset time.Duration
-	for i, rate := range []int{200, 400, 600, 800, 1000, 1200} {
-		tg := target("/hello", 20, int64(rate))
-		tg.KeepAlive, tg.Rate = true, float64(rate)
-		elapsed := time.Second
-		var queue int64
-		if rate > 800 {
-			elapsed = time.Duration(float64(rate) / 800 * float64(time.Second))
-			queue = elapsed.Microseconds() - 1_000_000
-		}
-		rp.Steps = append(rp.Steps, rampStep(tg, rate, 900, queue, elapsed, offset, uint64(10+i)))
-		rp.ReplyRates = append(rp.ReplyRates, []float64{float64(min(rate, 800))})
-		offset += elapsed + time.Second
-	}
-	rp.Saturation = ramp.Saturation(rp.By, rp.Steps, 0.01) + 1
-	return rp
-}
-
 func TestRampGolden(t *testing.T) {
-	for name, rp := range map[string]*ramp.Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp()} {
+	for name, rp := range map[string]*ramp.Ramp{"concurrency": fakerun.ConcurrencyRamp(), "rate": fakerun.RateRamp()} {
 		t.Run(name, func(t *testing.T) {
 			render := map[string]func(*bytes.Buffer) error{
 				".csv": func(b *bytes.Buffer) error { return RampCSV(b, rp) },
@@ -116,10 +51,10 @@ func TestRampGolden(t *testing.T) {
 // (step 4) and, in rate steps, the first rate the server could not serve,
 // 1000 req/s (step 5).
 func TestRampSaturationOfFixtures(t *testing.T) {
-	if got := concurrencyRamp().Saturation; got != 4 {
+	if got := fakerun.ConcurrencyRamp().Saturation; got != 4 {
 		t.Errorf("concurrency ramp: saturation step %d, want 4", got)
 	}
-	if got := rateRamp().Saturation; got != 5 {
+	if got := fakerun.RateRamp().Saturation; got != 5 {
 		t.Errorf("rate ramp: saturation step %d, want 5", got)
 	}
 }
@@ -139,10 +74,10 @@ func TestRateRampMissedTarget(t *testing.T) {
 		served float64
 		queue  int64 // µs
 	}{{1000, 1000, 0}, {2000, 1999.9, 0}, {3000, 2641, 500_000}, {4000, 2700, 480_000}} {
-		tg := target("/", 50, int64(st.rate))
+		tg := fakerun.Target("/", 50, int64(st.rate))
 		tg.KeepAlive, tg.Rate = true, float64(st.rate)
 		elapsed := time.Duration(float64(st.rate) / st.served * float64(time.Second))
-		rp.Steps = append(rp.Steps, rampStep(tg, st.rate, 300, st.queue, elapsed, offset, uint64(20+i)))
+		rp.Steps = append(rp.Steps, fakerun.RampStep(tg, st.rate, 300, st.queue, elapsed, offset, uint64(20+i)))
 		offset += elapsed
 	}
 	if got := ramp.Saturation(ramp.ByConcurrency, rp.Steps, 0.01); got != -1 {
@@ -178,15 +113,15 @@ func TestRateRampMissedTarget(t *testing.T) {
 // in µs and a 300 µs service time.
 func rateStep(rate, served float64, corrected, lag int64) *stats.Result {
 	n := int(rate)
-	reqs := make([]req, n)
+	reqs := make([]fakerun.Req, n)
 	for i := range reqs {
-		reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: 300, stats.Processing: 300,
+		reqs[i] = fakerun.Req{Outcome: stats.OK, Status: 200, T: record.Timing{stats.Total: 300, stats.Processing: 300,
 			stats.Corrected: corrected, stats.Lag: lag}}
 	}
-	tg := target("/", 10, int64(n))
+	tg := fakerun.Target("/", 10, int64(n))
 	tg.Rate = rate
 	elapsed := time.Duration(rate / served * float64(time.Second))
-	return build(spec{target: tg, elapsed: elapsed, stoppedBy: stats.StopCount, reqs: reqs})
+	return fakerun.Build(fakerun.Spec{Target: tg, Elapsed: elapsed, StoppedBy: stats.StopCount, Reqs: reqs})
 }
 
 // TestRampSummaryMissed: a rate ramp's summary names the step that
@@ -222,7 +157,7 @@ func TestRampSummaryMissed(t *testing.T) {
 // TestRampJSONRoundTrip checks that the --json file reads back into a
 // Ramp that renders the same CSV and autobench files as the live one.
 func TestRampJSONRoundTrip(t *testing.T) {
-	rp := rateRamp()
+	rp := fakerun.RateRamp()
 	var b bytes.Buffer
 	if err := RampJSON(&b, rp); err != nil {
 		t.Fatal(err)
@@ -254,7 +189,7 @@ func TestRampJSONRoundTrip(t *testing.T) {
 // TestRampCSVEmptyLatency checks a step without a complete response: its
 // latency fields are empty, its other fields present.
 func TestRampCSVEmptyLatency(t *testing.T) {
-	rp := &ramp.Ramp{By: ramp.ByConcurrency, Steps: []*stats.Result{build(zeroSpec())}}
+	rp := &ramp.Ramp{By: ramp.ByConcurrency, Steps: []*stats.Result{fakerun.Build(fakerun.ZeroSpec())}}
 	var b bytes.Buffer
 	if err := RampCSV(&b, rp); err != nil {
 		t.Fatal(err)
@@ -283,7 +218,7 @@ func TestRampPlotRendersPNG(t *testing.T) {
 		}
 		t.Skip("gnuplot not installed")
 	}
-	for name, rp := range map[string]*ramp.Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp(), "none": {By: ramp.ByConcurrency, Steps: concurrencyRamp().Steps[:3]}} {
+	for name, rp := range map[string]*ramp.Ramp{"concurrency": fakerun.ConcurrencyRamp(), "rate": fakerun.RateRamp(), "none": {By: ramp.ByConcurrency, Steps: fakerun.ConcurrencyRamp().Steps[:3]}} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write := func(file string, f func(*bytes.Buffer) error) {
@@ -317,19 +252,19 @@ func TestRampPlotRendersPNG(t *testing.T) {
 // each, of which bad were answered 503 and refused were refused
 // connections (no response).
 func erringStep(c int, tput float64, bad, refused int) *stats.Result {
-	reqs := make([]req, 100)
+	reqs := make([]fakerun.Req, 100)
 	for i := range reqs {
 		switch {
 		case i < refused:
-			reqs[i] = req{outcome: stats.FailConnect}
+			reqs[i] = fakerun.Req{Outcome: stats.FailConnect}
 		case i < refused+bad:
-			reqs[i] = req{outcome: stats.Non2xx, status: 503, t: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
+			reqs[i] = fakerun.Req{Outcome: stats.Non2xx, Status: 503, T: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
 		default:
-			reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
+			reqs[i] = fakerun.Req{Outcome: stats.OK, Status: 200, T: record.Timing{stats.Total: 2000, stats.Processing: 2000}}
 		}
 	}
 	elapsed := time.Duration(100 / tput * float64(time.Second))
-	return build(spec{target: target("/", c, 100), elapsed: elapsed, stoppedBy: stats.StopCount, reqs: reqs})
+	return fakerun.Build(fakerun.Spec{Target: fakerun.Target("/", c, 100), Elapsed: elapsed, StoppedBy: stats.StopCount, Reqs: reqs})
 }
 
 // TestRampErrorsSaturate: a step whose errors (non-2xx or failures)

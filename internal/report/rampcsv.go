@@ -34,17 +34,17 @@ func RampCSV(w io.Writer, rp *ramp.Ramp) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintln(b, strings.Join(rampColumns, ","))
 	for _, r := range rp.Steps {
-		d := latency(rp.By, r)
+		d := ramp.Latency(rp.By, r)
 		row := []string{
 			r.Start.Format(time.RFC3339), strconv.Itoa(r.Target.Concurrency),
-			strconv.FormatInt(r.Complete(), 10), strconv.FormatInt(r.Failed(), 10), fixed2(throughput(r)),
+			strconv.FormatInt(r.Complete(), 10), strconv.FormatInt(r.Failed(), 10), fixed2(r.RPS()),
 		}
 		row = append(row, latencyFields(d, func(d *stats.Dist) []float64 {
-			return []float64{float64(d.Min), d.Mean(), d.StdDev(), float64(percentile(d, 50)), float64(d.Max),
-				float64(percentile(d, 90)), float64(percentile(d, 95)), float64(percentile(d, 99))}
+			return []float64{float64(d.Min), d.Mean(), d.StdDev(), float64(d.Percentile(50)), float64(d.Max),
+				float64(d.Percentile(90)), float64(d.Percentile(95)), float64(d.Percentile(99))}
 		})...)
 		row = append(row, targetRate(r), fixed2(achieved(r)))
-		row = append(row, latencyFields(d, func(d *stats.Dist) []float64 { return []float64{float64(percentile(d, 99.9))} })...)
+		row = append(row, latencyFields(d, func(d *stats.Dist) []float64 { return []float64{float64(d.Percentile(99.9))} })...)
 		row = append(row, strconv.FormatInt(r.Counts.Outcomes[stats.Non2xx], 10), strconv.FormatInt(r.Counts.BytesIn, 10))
 		fmt.Fprintln(b, strings.Join(row, ","))
 	}
@@ -118,13 +118,13 @@ func RampAutobench(w io.Writer, rp *ramp.Ramp, sep string) error {
 		if n := r.Complete(); n > 0 {
 			errs = 100 * float64(r.Failed()) / float64(n)
 		}
-		row := []string{loadString(rp.By, r), fixed2(perSecond(float64(r.Counts.Dispatched), r)), fixed2(perSecond(float64(r.Counts.ConnsOpened), r)),
+		row := []string{ramp.FormatLevel(rp.By, r), fixed2(perSecond(float64(r.Counts.Dispatched), r)), fixed2(perSecond(float64(r.Counts.ConnsOpened), r)),
 			fixed2(lo), fixed2(mean), fixed2(hi), fixed2(sd), ms(wait),
 			fixed2(perSecond(float64(r.Counts.BytesIn+r.Counts.BytesOut)/1024, r)), fixed2(errs),
 			strconv.Itoa(i + 1), strconv.Itoa(r.Target.Concurrency), targetRate(r), fixed2(achieved(r))}
-		row = append(row, latencyFields(latency(rp.By, r), func(d *stats.Dist) []float64 {
-			return []float64{float64(percentile(d, 50)), float64(percentile(d, 90)), float64(percentile(d, 99)),
-				float64(percentile(d, 99.9)), float64(d.Max)}
+		row = append(row, latencyFields(ramp.Latency(rp.By, r), func(d *stats.Dist) []float64 {
+			return []float64{float64(d.Percentile(50)), float64(d.Percentile(90)), float64(d.Percentile(99)),
+				float64(d.Percentile(99.9)), float64(d.Max)}
 		})...)
 		row = append(row, strconv.FormatInt(r.Counts.Outcomes[stats.Non2xx], 10), strconv.FormatInt(r.Failed(), 10), strconv.FormatInt(r.Counts.BytesIn, 10))
 		fmt.Fprintln(b, strings.Join(row, sep))
@@ -137,7 +137,7 @@ func RampAutobench(w io.Writer, rp *ramp.Ramp, sep string) error {
 // for the first three and 0.
 func replyRates(samples []float64, r *stats.Result) (lo, mean, hi, sd float64) {
 	if len(samples) == 0 {
-		t := throughput(r)
+		t := r.RPS()
 		return t, t, t, 0
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)

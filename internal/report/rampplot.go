@@ -71,18 +71,18 @@ func writeMark(b *bufio.Writer, rp *ramp.Ramp) {
 		return
 	}
 	s := rp.Steps[n-1]
-	x := loadString(rp.By, s)
+	x := ramp.FormatLevel(rp.By, s)
 	side := "left offset 1,0"
 	if n > (len(rp.Steps)+1)/2 {
 		side = "right offset -1,0"
 	}
-	text := fmt.Sprintf("saturation: %s %s, %.2f req/s", loadName(rp.By), x, throughput(s))
+	text := fmt.Sprintf("saturation: %s %s, %.2f req/s", ramp.LevelName(rp.By), x, s.RPS())
 	if rp.By == ramp.ByRate && ramp.Missed(rp.Steps, n-1) != "" {
 		text += " (target missed)"
 	}
 	fmt.Fprintf(b, "set arrow 1 from %s, graph 0 to %s, graph 1 nohead dashtype 2 linewidth 2 linecolor rgb '%s'\n", x, x, markColor)
 	fmt.Fprintf(b, "set label 1 %s at %s, graph 0.06 %s textcolor rgb '%s'\n", gpString(text), x, side, markColor)
-	fmt.Fprintf(b, "set label 2 '' at %s, %.2f point pointtype 7 pointsize 2.5 linecolor rgb '%s'\n", x, throughput(s), markColor)
+	fmt.Fprintf(b, "set label 2 '' at %s, %.2f point pointtype 7 pointsize 2.5 linecolor rgb '%s'\n", x, s.RPS(), markColor)
 }
 
 // gpString quotes s as a gnuplot single-quoted string, in which only the

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/internal/record"
 	"github.com/gb-bench/gb/stats"
 )
@@ -13,7 +14,7 @@ import (
 // a 2 ms endpoint (service p99 2.2 ms) while gb sent late (lag 9.5 ms on
 // the slowest sends; the slowest response took 12 ms).
 func lateRun() *stats.Result {
-	reqs := make([]req, 2000)
+	reqs := make([]fakerun.Req, 2000)
 	for i := range reqs {
 		svc, lag := int64(2000), int64(200)
 		switch {
@@ -25,12 +26,12 @@ func lateRun() *stats.Result {
 		if i == 1000 {
 			svc = 12000
 		}
-		reqs[i] = req{outcome: stats.OK, status: 200, t: record.Timing{stats.Total: svc, stats.Processing: svc,
-			stats.Corrected: svc + lag, stats.Lag: lag}, keepAlive: true, newConn: i < 20}
+		reqs[i] = fakerun.Req{Outcome: stats.OK, Status: 200, T: record.Timing{stats.Total: svc, stats.Processing: svc,
+			stats.Corrected: svc + lag, stats.Lag: lag}, KeepAlive: true, NewConn: i < 20}
 	}
-	tg := target("/", 20, 2000)
+	tg := fakerun.Target("/", 20, 2000)
 	tg.Rate, tg.KeepAlive = 2000, true
-	return build(spec{target: tg, elapsed: time.Second, stoppedBy: stats.StopCount, reqs: reqs})
+	return fakerun.Build(fakerun.Spec{Target: tg, Elapsed: time.Second, StoppedBy: stats.StopCount, Reqs: reqs})
 }
 
 // TestWarningsBlameGBWhenItSentLate: when gb's sends lag while the server

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
 // starvedResult is a run whose diagnosis is what gb makes of gb serve's
 // /slow/starved with --profile=cpu,trace.
 func starvedResult() *stats.Result {
-	r := build(keepAliveSpec())
-	sp := diagnosedProfile(false)
+	r := fakerun.Build(fakerun.KeepAliveSpec())
+	sp := fakerun.DiagnosedProfile(false)
 	d := sp.Diagnosis
 	d.Bound = "scheduling"
 	d.Verdict = "scheduling: requests wait 10900us per request for a P behind the server's other goroutines (which ran 81 pct of the time; " +

@@ -98,7 +98,7 @@ func writeRates(w io.Writer, r *stats.Result) {
 		return
 	}
 	in, out := float64(r.Counts.BytesIn), float64(r.Counts.BytesOut)
-	fmt.Fprintf(w, "Requests per second:    %.2f [#/sec] (mean)\n", done/t)
+	fmt.Fprintf(w, "Requests per second:    %.2f [#/sec] (mean)\n", r.RPS())
 	fmt.Fprintf(w, "Time per request:       %.3f [ms] (mean)\n", float64(r.Target.Concurrency)*t*1000/done)
 	fmt.Fprintf(w, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n", t*1000/done)
 	fmt.Fprintf(w, "Transfer rate:          %.2f [Kbytes/sec] received\n", in/1024/t)

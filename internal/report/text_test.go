@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/stats"
 )
 
 func TestTextGolden(t *testing.T) {
-	fx := fixtures()
+	fx := fakerun.Fixtures()
 	for _, tc := range []struct {
 		file, fixture string
 		o             Options
@@ -47,8 +48,8 @@ func TestTextGolden(t *testing.T) {
 // the same text as the live Result (gb report re-renders saved runs),
 // server profile included.
 func TestTextFromJSON(t *testing.T) {
-	all := fixtures()
-	maps.Copy(all, profileFixtures())
+	all := fakerun.Fixtures()
+	maps.Copy(all, fakerun.ProfileFixtures())
 	for name, r := range all {
 		var live, js, again bytes.Buffer
 		if err := Text(&live, r, Options{}); err != nil {
@@ -113,7 +114,7 @@ func TestTLSInfo(t *testing.T) {
 // TestTLSLinesOnlyForHTTPS checks that TLS fields of a plain-http Result
 // (which a proxy or a mistake could leave) print nothing.
 func TestTLSLinesOnlyForHTTPS(t *testing.T) {
-	r := fixtures()["plain"]
+	r := fakerun.Fixtures()["plain"]
 	r.Server.TLSProtocol, r.Server.TLSCipher = "TLS 1.3", "TLS_AES_128_GCM_SHA256"
 	var b bytes.Buffer
 	if err := Text(&b, r, Options{}); err != nil {
@@ -138,7 +139,7 @@ func TestClientRSSPerConnection(t *testing.T) {
 		{1000, 0, 60 << 20, "rss=60.0MiB\n"},
 		{1000, 10 << 20, 60 << 20, "rss=60.0MiB (50.0MiB above the baseline, 51.2KiB per connection)\n"},
 	} {
-		r := fixtures()["keepalive"]
+		r := fakerun.Fixtures()["keepalive"]
 		r.Target.Concurrency = tc.conns
 		r.Client.BaseRSS, r.Client.MaxRSS = tc.base, tc.max
 		var b bytes.Buffer

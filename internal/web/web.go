@@ -34,7 +34,7 @@ import (
 //go:embed page.html app.js
 var assets embed.FS
 
-// ReportCSP is the HTML report's Content-Security-Policy (internal/report's
+// ReportCSP is the HTML report's Content-Security-Policy (internal/htmlreport's
 // page template); the report served at /report carries it.
 const ReportCSP = "default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:"
 

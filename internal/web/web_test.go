@@ -242,10 +242,10 @@ func TestEventStream(t *testing.T) {
 }
 
 // TestPage: / is the embedded page under the page's CSP, which is the
-// HTML report's (internal/report's template) plus the page's script and
+// HTML report's (internal/htmlreport's template) plus the page's script and
 // event stream; the page's script is its own file.
 func TestPage(t *testing.T) {
-	tmpl, err := os.ReadFile("../report/page.html.tmpl")
+	tmpl, err := os.ReadFile("../htmlreport/page.html.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -12,27 +12,28 @@ import (
 
 	"github.com/gb-bench/gb/internal/chart"
 	"github.com/gb-bench/gb/internal/ramp"
+	"github.com/gb-bench/gb/internal/report"
 )
 
-// HTMLRampReport writes rp (gb ramp) as one self-contained HTML page, like
-// HTMLReport's: the saturation step and best throughput; the
+// Ramp writes rp (gb ramp) as one self-contained HTML page, like
+// Run's: the saturation step and best throughput; the
 // throughput/latency curve against the load with the saturation step
-// marked (the chart of RampPNG) and RampSummary's conclusion; a table of
+// marked (the chart of RampPNG) and report.RampSummary's conclusion; a table of
 // the steps (RampStep's columns); and each step's latency percentile
 // distribution on HdrHistogram's 1/(1-q) axis. A ramp without steps is an
 // error.
-func HTMLRampReport(w io.Writer, rp *ramp.Ramp) error {
+func Ramp(w io.Writer, rp *ramp.Ramp) error {
 	if rp == nil || len(rp.Steps) == 0 {
 		return errors.New("report: a ramp report needs at least one step")
 	}
 	first := rp.Steps[0]
 	p := &page{Title: "gb ramp: " + first.Target.Method + " " + first.Target.URL, Cards: rampCards(rp)}
 	p.Lead = []string{strings.Join(rp.Command, " "),
-		fmt.Sprintf("%d steps by %s, started %s; gb %s", len(rp.Steps), loadName(rp.By),
+		fmt.Sprintf("%d steps by %s, started %s; gb %s", len(rp.Steps), ramp.LevelName(rp.By),
 			first.Start.UTC().Format("2006-01-02 15:04:05 MST"), rp.GBVersion)}
 	curve := section{ID: "curve", Title: "Throughput and latency by load"}
 	var summary bytes.Buffer
-	if err := RampSummary(&summary, rp); err != nil {
+	if err := report.RampSummary(&summary, rp); err != nil {
 		return err
 	}
 	curve.Notes = []string{strings.TrimSpace(summary.String())}
@@ -44,7 +45,7 @@ func HTMLRampReport(w io.Writer, rp *ramp.Ramp) error {
 	shown := shownSteps(rp)
 	for i, n := range shown {
 		s := rp.Steps[n]
-		lines = append(lines, spectrumLine{stepName(rp.By, s), latency(rp.By, s), gradient(i, len(shown))})
+		lines = append(lines, spectrumLine{stepName(rp.By, s), ramp.Latency(rp.By, s), gradient(i, len(shown))})
 	}
 	title := "Latency by percentile, per step"
 	if len(shown) < len(rp.Steps) {
@@ -86,33 +87,33 @@ func shownSteps(rp *ramp.Ramp) []int {
 func rampCards(rp *ramp.Ramp) []card {
 	best := 0
 	for i, s := range rp.Steps {
-		if throughput(s) > throughput(rp.Steps[best]) {
+		if s.RPS() > rp.Steps[best].RPS() {
 			best = i
 		}
 	}
 	b := rp.Steps[best]
-	cards := []card{{Label: "steps", Value: strconv.Itoa(len(rp.Steps)), Note: "by " + loadName(rp.By)},
-		{Label: "best throughput", Value: fmt.Sprintf("%.2f/s", throughput(b)), Note: fmt.Sprintf("step %d, %s %s", best+1, loadName(rp.By), loadString(rp.By, b))}}
+	cards := []card{{Label: "steps", Value: strconv.Itoa(len(rp.Steps)), Note: "by " + ramp.LevelName(rp.By)},
+		{Label: "best throughput", Value: fmt.Sprintf("%.2f/s", b.RPS()), Note: fmt.Sprintf("step %d, %s %s", best+1, ramp.LevelName(rp.By), ramp.FormatLevel(rp.By, b))}}
 	if n := rp.Saturation; n >= 1 && n <= len(rp.Steps) {
 		s := rp.Steps[n-1]
-		return append(cards, card{Label: "saturation", Value: loadName(rp.By) + " " + loadString(rp.By, s), Note: fmt.Sprintf("step %d: %.2f/s", n, throughput(s))},
-			card{Label: "p99 at saturation", Value: msValue(percentile(latency(rp.By, s), 99))})
+		return append(cards, card{Label: "saturation", Value: ramp.LevelName(rp.By) + " " + ramp.FormatLevel(rp.By, s), Note: fmt.Sprintf("step %d: %.2f/s", n, s.RPS())},
+			card{Label: "p99 at saturation", Value: msValue(ramp.Latency(rp.By, s).Percentile(99))})
 	}
 	return append(cards, card{Label: "saturation", Value: "none", Note: "throughput kept rising, or p99 did not"})
 }
 
 // stepsSection tabulates the steps as RampStep's lines do.
 func stepsSection(rp *ramp.Ramp) section {
-	t := table{Head: []string{"step", loadName(rp.By), "complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms", "stopped by"}, Last: true}
+	t := table{Head: []string{"step", ramp.LevelName(rp.By), "complete", "failed", "req/s", "mean ms", "p50 ms", "p99 ms", "stopped by"}, Last: true}
 	for i, s := range rp.Steps {
-		d := latency(rp.By, s)
+		d := ramp.Latency(rp.By, s)
 		mean := 0.0
 		if d != nil {
 			mean = d.Mean()
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), loadString(rp.By, s), strconv.FormatInt(s.Complete(), 10),
-			strconv.FormatInt(s.Failed(), 10), strconv.FormatFloat(throughput(s), 'f', 2, 64), ms(mean),
-			ms(float64(percentile(d, 50))), ms(float64(percentile(d, 99))), stoppedBy(s)})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), ramp.FormatLevel(rp.By, s), strconv.FormatInt(s.Complete(), 10),
+			strconv.FormatInt(s.Failed(), 10), strconv.FormatFloat(s.RPS(), 'f', 2, 64), ms(mean),
+			ms(float64(d.Percentile(50))), ms(float64(d.Percentile(99))), report.StopReason(s)})
 	}
 	return section{ID: "steps", Title: "Steps", Tables: []table{t}}
 }

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gb-bench/gb/internal/fakerun"
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -21,7 +23,7 @@ func diagnosisHTML(t *testing.T, r *stats.Result) string {
 // and their control bytes gone.
 func TestHTMLDiagnosisGolden(t *testing.T) {
 	for file, name := range map[string]string{"htmlreport_diagnosis.html": "diagnosis", "htmlreport_diagnosis_hostile.html": "hostile diagnosis"} {
-		sec := diagnosisHTML(t, profileFixtures()[name])
+		sec := diagnosisHTML(t, fakerun.ProfileFixtures()[name])
 		if sec == "" {
 			t.Fatalf("%s: no diagnosis section", name)
 		}
@@ -38,7 +40,7 @@ func TestHTMLDiagnosisGolden(t *testing.T) {
 // profiles behind the bound, and the missing lines; and that it sits
 // after the server profile, and not at all without a diagnosis.
 func TestHTMLDiagnosisContent(t *testing.T) {
-	r := profileFixtures()["diagnosis"]
+	r := fakerun.ProfileFixtures()["diagnosis"]
 	d := r.Profile.Diagnosis
 	page := htmlOf(t, r)
 	sec := diagnosisHTML(t, r)
@@ -49,12 +51,12 @@ func TestHTMLDiagnosisContent(t *testing.T) {
 		t.Errorf("profile at %d, diagnosis at %d", p, s)
 	}
 	for _, c := range d.CPU.Classes {
-		row := "<td class=\"text\">" + classWords(c.Class) + "</td><td>" + micros(c.PerRequest) + "</td><td>" + pctShare(c.Share) + "</td>"
+		row := "<td class=\"text\">" + report.CPUCause(c.Class) + "</td><td>" + report.Micros(c.PerRequest) + "</td><td>" + pctShare(c.Share) + "</td>"
 		if !strings.Contains(sec, row) {
 			t.Errorf("no row %q", row)
 		}
 	}
-	for _, l := range diagnosisLines(r) {
+	for _, l := range report.DiagnosisLines(r) {
 		if l[0] != "bound by" && !strings.HasPrefix(l[0], "cpu ") && !strings.Contains(sec, escape(l[1])) {
 			t.Errorf("the page lacks the text's line %s: %s", l[0], l[1])
 		}
@@ -71,7 +73,7 @@ func TestHTMLDiagnosisContent(t *testing.T) {
 	if strings.Contains(sec, "trace.out") {
 		t.Errorf("a GC bound opens the trace:\n%s", sec)
 	}
-	if diagnosisHTML(t, profileFixtures()["profile"]) != "" {
+	if diagnosisHTML(t, fakerun.ProfileFixtures()["profile"]) != "" {
 		t.Error("a diagnosis section without a diagnosis")
 	}
 }
@@ -86,7 +88,7 @@ func escape(s string) string {
 // the same section; an unknown bound (a part the diagnosis gains later)
 // offers every saved profile.
 func TestHTMLDiagnosisFromJSON(t *testing.T) {
-	r := profileFixtures()["diagnosis"]
+	r := fakerun.ProfileFixtures()["diagnosis"]
 	raw, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

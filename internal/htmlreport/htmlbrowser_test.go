@@ -1,4 +1,4 @@
-package report_test
+package htmlreport_test
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb"
+	"github.com/gb-bench/gb/internal/htmlreport"
 	"github.com/gb-bench/gb/internal/realrun"
-	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
@@ -71,12 +71,12 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		texts  []string
 		counts func() []string // more texts, from the run
 	}{
-		{"closed", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 0, true)) }, 4,
+		{"closed", func(t *testing.T, buf *bytes.Buffer) error { return htmlreport.Run(buf, realRun(t, 0, true)) }, 4,
 			[]string{"Throughput over time", "Errors over time", "Latency over time", "Latency by percentile", "Status codes", "503", "failed.timeout.ttfb", "CPU by flat time", "Percentage of the requests served",
 				"Diagnosis", "Where the server's CPU goes", "Open next"}, nil},
-		{"rate", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLReport(buf, realRun(t, 400, false)) }, 3,
+		{"rate", func(t *testing.T, buf *bytes.Buffer) error { return htmlreport.Run(buf, realRun(t, 400, false)) }, 3,
 			[]string{"corrected (from the intended send time)", "target rate", "Latency by percentile"}, nil},
-		{"ramp", func(t *testing.T, buf *bytes.Buffer) error { return report.HTMLRampReport(buf, realRamp(t)) }, 2,
+		{"ramp", func(t *testing.T, buf *bytes.Buffer) error { return htmlreport.Ramp(buf, realRamp(t)) }, 2,
 			[]string{"Throughput and latency by load", "Steps", "saturation"}, nil},
 		{"checks", func(t *testing.T, buf *bytes.Buffer) error {
 			checked = realrun.Run(t, 400, func(c *gb.Config) {
@@ -85,7 +85,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 				c.Duration = time.Minute // a bound only: the 400 requests end the run; failed checks are not complete
 
 			})
-			return report.HTMLReport(buf, checked)
+			return htmlreport.Run(buf, checked)
 		}, 1, []string{"Checks", "✗ 1 of 2 checks failed", "status==200", "status in 200,503", "failed.check"}, func() []string {
 			c := checked.Checks
 			return []string{fmt.Sprintf("✗\tstatus==200\t%d\t%d", c[0].Passes, c[0].Fails), fmt.Sprintf("✓\tstatus in 200,503\t%d\t0\t100.00%%", c[1].Passes),
@@ -228,7 +228,7 @@ func pngBytes(t *testing.T, img image.Image) []byte {
 func TestHTMLReportFromJSON(t *testing.T) {
 	r := realRun(t, 300, true)
 	var live, again bytes.Buffer
-	if err := report.HTMLReport(&live, r); err != nil {
+	if err := htmlreport.Run(&live, r); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(r)
@@ -242,7 +242,7 @@ func TestHTMLReportFromJSON(t *testing.T) {
 	if back.Series == nil || len(back.Series.Points) != len(r.Series.Points) {
 		t.Fatalf("the series did not survive JSON: %+v", back.Series)
 	}
-	if err := report.HTMLReport(&again, &back); err != nil {
+	if err := htmlreport.Run(&again, &back); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(live.Bytes(), again.Bytes()) {

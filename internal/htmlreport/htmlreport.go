@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -33,7 +34,7 @@ var phaseLabels = [stats.NumPhases]string{
 	stats.TLSResumed: "tls, resumed handshakes",
 }
 
-// HTMLReport writes r as one self-contained HTML page, the report of
+// Run writes r as one self-contained HTML page, the report of
 // `--html FILE` and `gb report --html`: the headline numbers; latency per
 // phase with percentiles up to p99.99; the checks (gb --check) with
 // their passes and failures, when the run had checks; throughput, errors and latency
@@ -47,7 +48,7 @@ var phaseLabels = [stats.NumPhases]string{
 // are SVG drawn by internal/chart, inlined; the page loads nothing (no
 // script, no font or style from elsewhere; its Content-Security-Policy
 // forbids it) and opens offline. Every string from r is escaped.
-func HTMLReport(w io.Writer, r *stats.Result) error {
+func Run(w io.Writer, r *stats.Result) error {
 	if r == nil {
 		return errors.New("report: no result")
 	}
@@ -69,7 +70,7 @@ func HTMLReport(w io.Writer, r *stats.Result) error {
 		p.Sections = append(p.Sections, s)
 	}
 	var text bytes.Buffer
-	if err := Text(&text, r, Options{}); err != nil {
+	if err := report.Text(&text, r, report.Options{}); err != nil {
 		return err
 	}
 	p.Sections = append(p.Sections, section{ID: "ab", Title: "ab's report",
@@ -83,9 +84,9 @@ func runLead(r *stats.Result) []string {
 	lead := []string{strings.Join(r.Command, " ")}
 	if !r.Start.IsZero() {
 		lead = append(lead, fmt.Sprintf("started %s, took %.3f s, stopped by %s",
-			r.Start.UTC().Format("2006-01-02 15:04:05 MST"), r.Elapsed.Seconds(), stoppedBy(r)))
+			r.Start.UTC().Format("2006-01-02 15:04:05 MST"), r.Elapsed.Seconds(), report.StopReason(r)))
 	}
-	return append(lead, fmt.Sprintf("%s; gb %s", latencyModel(r), r.GBVersion))
+	return append(lead, fmt.Sprintf("%s; gb %s", report.LatencyModel(r), r.GBVersion))
 }
 
 // msValue formats µs as "1.234 ms".
@@ -97,20 +98,20 @@ func runCards(r *stats.Result) []card {
 	errRate, _ := r.ErrorRate()
 	non2xx, _ := r.Non2xxRate()
 	cards := []card{
-		{Label: "requests per second", Value: strconv.FormatFloat(throughput(r), 'f', 2, 64), Note: "complete responses ÷ time taken"},
+		{Label: "requests per second", Value: strconv.FormatFloat(r.RPS(), 'f', 2, 64), Note: "complete responses ÷ time taken"},
 		{Label: "complete", Value: strconv.FormatInt(r.Complete(), 10), Note: fmt.Sprintf("of %d sent", r.Counts.Dispatched)},
 		{Label: "error rate", Value: pctShare(errRate), Note: fmt.Sprintf("%d failed of %d ended; non-2xx %d (%s)",
 			r.Counts.Outcomes.Failed(), r.Complete()+r.Counts.Outcomes.Failed(), r.Counts.Outcomes[stats.Non2xx], pctShare(non2xx))},
 	}
 	if total != nil && total.Count > 0 {
 		cards = append(cards,
-			card{Label: "p50", Value: msValue(percentile(total, 50)), Note: "service time"},
-			card{Label: "p99", Value: msValue(percentile(total, 99)), Note: "service time"},
-			card{Label: "p99.9", Value: msValue(percentile(total, 99.9)), Note: "service time"})
+			card{Label: "p50", Value: msValue(total.Percentile(50)), Note: "service time"},
+			card{Label: "p99", Value: msValue(total.Percentile(99)), Note: "service time"},
+			card{Label: "p99.9", Value: msValue(total.Percentile(99.9)), Note: "service time"})
 	}
 	if c := r.Latency[stats.Corrected]; c != nil && c.Count > 0 {
-		cards = append(cards, card{Label: "corrected p99", Value: msValue(percentile(c, 99)), Note: "from the intended send time"},
-			card{Label: "target rate", Value: strconv.FormatFloat(r.Target.Rate, 'f', -1, 64) + "/s", Note: fmt.Sprintf("achieved %.2f/s", achieved(r))})
+		cards = append(cards, card{Label: "corrected p99", Value: msValue(c.Percentile(99)), Note: "from the intended send time"},
+			card{Label: "target rate", Value: strconv.FormatFloat(r.Target.Rate, 'f', -1, 64) + "/s", Note: fmt.Sprintf("achieved %.2f/s", perSecond(float64(r.Counts.Dispatched), r))})
 	}
 	return cards
 }
@@ -140,7 +141,7 @@ func summarySection(r *stats.Result) (section, error) {
 		}
 		row := []string{phaseLabels[ph], strconv.FormatInt(d.Count, 10), ms(float64(d.Min)), ms(d.Mean()), ms(d.StdDev())}
 		for _, p := range htmlPercentiles {
-			row = append(row, ms(float64(percentile(d, p.p))))
+			row = append(row, ms(float64(d.Percentile(p.p))))
 		}
 		t.Rows = append(t.Rows, append(row, ms(float64(d.Max))))
 	}
@@ -261,9 +262,9 @@ func byCount(m map[string]int64) []string {
 func profileSection(sp *stats.ServerProfile) section {
 	s := section{ID: "profile", Title: "Server profile"}
 	facts := table{Caption: "Capture", Left: 2}
-	add := func(k, v string) { facts.Rows = append(facts.Rows, []string{k, v}) }
-	profileFacts(sp, add)
-	writeFiles(add, sp)
+	for _, kv := range report.ProfileFacts(sp) {
+		facts.Rows = append(facts.Rows, kv[:])
+	}
 	s.Tables = append(s.Tables, facts)
 	if c := sp.CPU; c != nil {
 		s.Tables = append(s.Tables, topTable("CPU by flat time", &c.Top), topTable("CPU by cumulative time", &c.TopCum))
@@ -276,13 +277,8 @@ func profileSection(sp *stats.ServerProfile) section {
 
 // topTable is a pprof top as a table, with its command in the caption.
 func topTable(title string, t *stats.ProfileTop) table {
-	tb := table{Caption: title + ": " + command(t.Command), Head: []string{"flat", "flat %", "sum %", "cum", "cum %", "function"}, Last: true}
-	var sum int64
-	for _, f := range t.Functions {
-		sum += f.Flat
-		tb.Rows = append(tb.Rows, []string{formatValue(f.Flat, t.Unit), pct(f.Flat, t.Total), pct(sum, t.Total),
-			formatValue(f.Cum, t.Unit), pct(f.Cum, t.Total), f.Name})
-	}
+	cmd, rows := report.ProfileTop(t)
+	tb := table{Caption: title + ": " + cmd, Head: []string{"flat", "flat %", "sum %", "cum", "cum %", "function"}, Rows: rows, Last: true}
 	if len(t.Functions) == 0 {
 		tb.Rows = append(tb.Rows, []string{"", "", "", "", "", "(no samples)"})
 	}

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -10,15 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/internal/ramp"
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
-// htmlOf renders r with HTMLReport.
+// htmlOf renders r with Run.
 func htmlOf(t *testing.T, r *stats.Result) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := HTMLReport(&b, r); err != nil {
+	if err := Run(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -33,8 +35,8 @@ var external = regexp.MustCompile(`(?i)<script|<iframe|<object|<embed|<link|\ssr
 // references to anything outside it, for the Content-Security-Policy that
 // forbids loading anything, and for escaped server strings.
 func TestHTMLReportIsSelfContained(t *testing.T) {
-	results := fixtures()
-	for name, r := range profileFixtures() {
+	results := fakerun.Fixtures()
+	for name, r := range fakerun.ProfileFixtures() {
 		results[name] = r
 	}
 	for name, r := range results {
@@ -67,11 +69,11 @@ func TestHTMLReportSections(t *testing.T) {
 		charts int
 		want   []string
 	}{
-		{"plain", build(plainSpec(false)), 1, []string{"No time series", "Latency by percentile", "Status codes", "total (service time)", "Percentage of the requests served within a certain time"}},
-		{"rate", build(rateSpec()), 1, []string{"corrected (from the intended send time)", "lag (send behind schedule)", "target rate", "dropped"}},
-		{"zero", build(zeroSpec()), 0, []string{"No response completed, so there is no latency to show.", "No response was received."}},
+		{"plain", fakerun.Build(fakerun.PlainSpec(false)), 1, []string{"No time series", "Latency by percentile", "Status codes", "total (service time)", "Percentage of the requests served within a certain time"}},
+		{"rate", fakerun.Build(fakerun.RateSpec()), 1, []string{"corrected (from the intended send time)", "lag (send behind schedule)", "target rate", "dropped"}},
+		{"zero", fakerun.Build(fakerun.ZeroSpec()), 0, []string{"No response completed, so there is no latency to show.", "No response was received."}},
 		{"failures", failuresWithMessages(), 1, []string{"Failure messages", "connect: connection refused", "(other messages)", "failed.connect"}},
-		{"profile", profileFixtures()["profile"], 1, []string{"Server profile", "CPU by flat time", "CPU by cumulative time", "Allocations by flat bytes", "testserver.leftpad"}},
+		{"profile", fakerun.ProfileFixtures()["profile"], 1, []string{"Server profile", "CPU by flat time", "CPU by cumulative time", "Allocations by flat bytes", "testserver.leftpad"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			page := htmlOf(t, c.r)
@@ -89,14 +91,14 @@ func TestHTMLReportSections(t *testing.T) {
 
 // failuresWithMessages is the failures fixture with failure messages.
 func failuresWithMessages() *stats.Result {
-	r := build(failuresSpec())
+	r := fakerun.Build(fakerun.FailuresSpec())
 	r.Counts.Errors, r.Counts.OtherErrors = map[string]int64{"connect: connection refused": 3, "read: connection reset by peer": 1}, 2
 	return r
 }
 
 // TestHTMLReportCards checks the headline numbers against the result.
 func TestHTMLReportCards(t *testing.T) {
-	r := build(plainSpec(false))
+	r := fakerun.Build(fakerun.PlainSpec(false))
 	page := htmlOf(t, r)
 	d := r.Latency[stats.Total]
 	for _, want := range []string{
@@ -112,7 +114,7 @@ func TestHTMLReportCards(t *testing.T) {
 // textOf renders r with Text.
 func textOf(t *testing.T, r *stats.Result) string {
 	var b bytes.Buffer
-	if err := Text(&b, r, Options{}); err != nil {
+	if err := report.Text(&b, r, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -122,7 +124,7 @@ func textOf(t *testing.T, r *stats.Result) string {
 // curve drawn in the first line colour, and the saturation mark's colour
 // present exactly when the ramp has a saturation step.
 func TestRampPNG(t *testing.T) {
-	for name, rp := range map[string]*ramp.Ramp{"concurrency": concurrencyRamp(), "rate": rateRamp(), "none": {By: ramp.ByConcurrency, Steps: concurrencyRamp().Steps[:3]}} {
+	for name, rp := range map[string]*ramp.Ramp{"concurrency": fakerun.ConcurrencyRamp(), "rate": fakerun.RateRamp(), "none": {By: ramp.ByConcurrency, Steps: fakerun.ConcurrencyRamp().Steps[:3]}} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
 			if err := RampPNG(&b, rp); err != nil {
@@ -158,8 +160,8 @@ func TestRampPNG(t *testing.T) {
 	if err := RampPNG(&bytes.Buffer{}, &ramp.Ramp{}); err == nil {
 		t.Error("RampPNG of a ramp without steps: no error")
 	}
-	if err := HTMLRampReport(&bytes.Buffer{}, &ramp.Ramp{}); err == nil {
-		t.Error("HTMLRampReport of a ramp without steps: no error")
+	if err := Ramp(&bytes.Buffer{}, &ramp.Ramp{}); err == nil {
+		t.Error("Ramp of a ramp without steps: no error")
 	}
 }
 
@@ -176,7 +178,7 @@ func TestPercentileAxis(t *testing.T) {
 	if got := strings.Join(labels, " "); got != "0% 90% 99% 99.9% 99.99%" {
 		t.Errorf("labels %q", got)
 	}
-	d := build(plainSpec(false)).Latency[stats.Total]
+	d := fakerun.Build(fakerun.PlainSpec(false)).Latency[stats.Total]
 	xys := spectrum(d)
 	if xys[0].X != 1 || xys[len(xys)-1].X != float64(d.Count) || xys[len(xys)-1].Y != float64(d.Max)/1000 {
 		t.Errorf("line from %v to %v; want x 1 to (%d, max %d µs)", xys[0], xys[len(xys)-1], d.Count, d.Max)
@@ -227,16 +229,16 @@ func TestHTMLReportSeriesEdges(t *testing.T) {
 		}
 		return p
 	}
-	one := build(plainSpec(false))
+	one := fakerun.Build(fakerun.PlainSpec(false))
 	one.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(one, 0, 1000, true)}}
-	idle := build(plainSpec(false))
+	idle := fakerun.Build(fakerun.PlainSpec(false))
 	idle.Series = &stats.Series{Interval: 100 * time.Millisecond, Points: []stats.Point{point(idle, 0, 0, false), point(idle, 100*time.Millisecond, 0, false)}}
-	rate := build(rateSpec())
+	rate := fakerun.Build(fakerun.RateSpec())
 	rate.Series = &stats.Series{Interval: 200 * time.Millisecond}
 	for i := range 3 {
 		rate.Series.Points = append(rate.Series.Points, point(rate, time.Duration(i)*200*time.Millisecond, 150, true))
 	}
-	noStart := build(plainSpec(false))
+	noStart := fakerun.Build(fakerun.PlainSpec(false))
 	noStart.Series = &stats.Series{Interval: time.Second, Points: []stats.Point{point(noStart, 0, 500, true), point(noStart, time.Second, 500, true)}}
 	noStart.Start, noStart.End = time.Time{}, time.Time{}
 	for name, r := range map[string]*stats.Result{"one": one, "idle": idle, "rate": rate, "no start": noStart} {
@@ -260,7 +262,7 @@ func TestHTMLReportSeriesEdges(t *testing.T) {
 // and defused, a headline counting the failed checks; none without
 // checks.
 func TestHTMLReportChecks(t *testing.T) {
-	r := build(plainSpec(false))
+	r := fakerun.Build(fakerun.PlainSpec(false))
 	if strings.Contains(htmlOf(t, r), `<section id="checks">`) {
 		t.Error("a run without checks has a checks section")
 	}

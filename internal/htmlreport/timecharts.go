@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"slices"
@@ -66,7 +66,7 @@ func (t timeAxis) latencies(d func(p *stats.Point) *stats.Dist, p float64) []cha
 			continue
 		}
 		x, _ := t.at(i)
-		v := percentile(dist, p)
+		v := dist.Percentile(p)
 		if p == 100 {
 			v = dist.Max
 		}

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"fmt"
@@ -18,12 +18,12 @@ func rampCharts(rp *ramp.Ramp) []*chart.Plot {
 	}
 	var tput, p50, p99, target []chart.XY
 	for _, s := range rp.Steps {
-		x, d := load(rp.By, s), latency(rp.By, s)
-		tput = append(tput, chart.XY{X: x, Y: throughput(s)})
+		x, d := ramp.Level(rp.By, s), ramp.Latency(rp.By, s)
+		tput = append(tput, chart.XY{X: x, Y: s.RPS()})
 		target = append(target, chart.XY{X: x, Y: x})
 		if d != nil && d.Count > 0 {
-			p50 = append(p50, chart.XY{X: x, Y: float64(percentile(d, 50)) / 1000})
-			p99 = append(p99, chart.XY{X: x, Y: float64(percentile(d, 99)) / 1000})
+			p50 = append(p50, chart.XY{X: x, Y: float64(d.Percentile(50)) / 1000})
+			p99 = append(p99, chart.XY{X: x, Y: float64(d.Percentile(99)) / 1000})
 		}
 	}
 	lines := []series{{name: "requests per second", xys: tput, points: true}}
@@ -51,9 +51,9 @@ func stepTicks(rp *ramp.Ramp) []chart.Tick {
 	ticks := []chart.Tick{{Value: 0, Label: "0"}}
 	every := (len(rp.Steps) + maxStepLabels - 1) / maxStepLabels
 	for i, s := range rp.Steps {
-		t := chart.Tick{Value: load(rp.By, s)}
+		t := chart.Tick{Value: ramp.Level(rp.By, s)}
 		if i%every == 0 {
-			t.Label = loadString(rp.By, s)
+			t.Label = ramp.FormatLevel(rp.By, s)
 		}
 		ticks = append(ticks, t)
 	}
@@ -80,12 +80,12 @@ func markSaturation(rp *ramp.Ramp, top, bottom *chart.Plot) {
 		return
 	}
 	s := rp.Steps[n-1]
-	x, y := load(rp.By, s), throughput(s)
+	x, y := ramp.Level(rp.By, s), s.RPS()
 	for _, p := range []*chart.Plot{top, bottom} {
 		p.Rules = append(p.Rules, chart.Rule{X: x, Color: markRGB})
 	}
 	top.Lines = append(top.Lines, chart.Line{Name: "saturation step", Points: []chart.XY{{X: x, Y: y}}, Color: markRGB, Mark: chart.Dot, Radius: 5})
-	label := chart.Label{X: x, Y: 0, Text: fmt.Sprintf("saturation: %s %s, %.2f req/s", loadName(rp.By), loadString(rp.By, s), y),
+	label := chart.Label{X: x, Y: 0, Text: fmt.Sprintf("saturation: %s %s, %.2f req/s", ramp.LevelName(rp.By), ramp.FormatLevel(rp.By, s), y),
 		Color: markRGB, DX: 6, DY: 4}
 	if n > (len(rp.Steps)+1)/2 { // the label goes on the side with more room
 		label.AlignRight, label.DX = true, -6
@@ -96,7 +96,7 @@ func markSaturation(rp *ramp.Ramp, top, bottom *chart.Plot) {
 // stepName names a ramp step for a legend: "c=16" or "rate=500/s".
 func stepName(by string, s *stats.Result) string {
 	if by == ramp.ByRate {
-		return "rate=" + loadString(by, s) + "/s"
+		return "rate=" + ramp.FormatLevel(by, s) + "/s"
 	}
-	return "c=" + loadString(by, s)
+	return "c=" + ramp.FormatLevel(by, s)
 }

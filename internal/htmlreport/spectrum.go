@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"image/color"
@@ -30,7 +30,7 @@ func spectrum(d *stats.Dist) []chart.XY {
 			x = top
 		}
 		q := 100 * (1 - 1/x)
-		v := percentile(d, q)
+		v := d.Percentile(q)
 		if last {
 			v = d.Max
 		}

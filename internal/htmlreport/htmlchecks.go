@@ -1,9 +1,10 @@
-package report
+package htmlreport
 
 import (
 	"fmt"
 	"strconv"
 
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -26,7 +27,7 @@ func checksSection(r *stats.Result) (s section, _ error) {
 		if n := c.Passes + c.Fails; n > 0 {
 			share = pctOf(c.Passes, n)
 		}
-		t.Rows = append(t.Rows, []string{checkMark(c), c.Expr, strconv.FormatInt(c.Passes, 10),
+		t.Rows = append(t.Rows, []string{report.CheckMark(c), c.Expr, strconv.FormatInt(c.Passes, 10),
 			strconv.FormatInt(c.Fails, 10), share})
 	}
 	s = section{ID: "checks", Title: "Checks", Tables: []table{t},

@@ -1,11 +1,10 @@
-package report
+package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -34,17 +33,17 @@ func diagnosisSection(r *stats.Result) (section, bool) {
 	shown := map[string]bool{"bound by": true} // the text's keys the headline and the CPU table show
 	if c := d.CPU; c != nil {
 		shown["cpu per request"] = true
-		t := table{Caption: "Where the server's CPU goes: " + micros(c.PerRequest) + " per request",
+		t := table{Caption: "Where the server's CPU goes: " + report.Micros(c.PerRequest) + " per request",
 			Head: []string{"cause", "per request", "share", "most in"}, Left: 1, Last: true}
 		for _, cl := range c.Classes {
-			t.Rows = append(t.Rows, []string{classWords(cl.Class), micros(cl.PerRequest), pctShare(cl.Share), cl.Top})
-			shown["cpu "+classWords(cl.Class)] = true
+			t.Rows = append(t.Rows, []string{report.CPUCause(cl.Class), report.Micros(cl.PerRequest), pctShare(cl.Share), cl.Top})
+			shown["cpu "+report.CPUCause(cl.Class)] = true
 		}
 		s.Tables = append(s.Tables, t)
 	}
 	facts := table{Caption: "Facts", Head: []string{"fact", "value"}, Left: 2}
 	missing := table{Caption: "Missing", Head: []string{"what is missing, and how to add it"}, Left: 1}
-	for _, l := range diagnosisLines(r) {
+	for _, l := range report.DiagnosisLines(r) {
 		switch {
 		case l[0] == "missing":
 			missing.Rows = append(missing.Rows, []string{l[1]})
@@ -58,22 +57,6 @@ func diagnosisSection(r *stats.Result) (section, bool) {
 		}
 	}
 	return s, true
-}
-
-// diagnosisLines are the "key: value" lines of the text section
-// (writeDiagnosis) as key and value.
-func diagnosisLines(r *stats.Result) [][2]string {
-	var b bytes.Buffer
-	writeDiagnosis(&b, r)
-	var out [][2]string
-	for _, l := range strings.Split(b.String(), "\n") {
-		rest, ok := strings.CutPrefix(l, "  ")
-		key, value, ok2 := strings.Cut(rest, ":")
-		if ok && ok2 {
-			out = append(out, [2]string{key, strings.TrimLeft(value, " ")})
-		}
-	}
-	return out
 }
 
 // evidence is the table of the saved profiles to open next: those of the

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 	"github.com/gb-bench/gb/internal/threshold"
 )
 
-// HTMLCapacityReport writes a capacity search (gb capacity) as one
-// self-contained HTML page, like HTMLReport's: the answer; a chart of the
+// Capacity writes a capacity search (gb capacity) as one
+// self-contained HTML page, like Run's: the answer; a chart of the
 // corrected p99 against the offered rate (log scale, reruns left out)
 // with each latency SLO's line, the failing probes marked and the capacity drawn; and a
 // table of the probes in the order they ran. A search without probes is
 // an error.
-func HTMLCapacityReport(w io.Writer, r *capacity.Report) error {
+func Capacity(w io.Writer, r *capacity.Report) error {
 	if r == nil || len(r.Probes) == 0 {
 		return errors.New("report: a capacity report needs at least one probe")
 	}

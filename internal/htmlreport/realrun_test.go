@@ -1,4 +1,4 @@
-package report_test
+package htmlreport_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/compare"
+	"github.com/gb-bench/gb/internal/fakerun"
 	"github.com/gb-bench/gb/internal/record"
+	"github.com/gb-bench/gb/internal/report"
 	"github.com/gb-bench/gb/internal/threshold"
 	"github.com/gb-bench/gb/stats"
 )
@@ -20,10 +22,10 @@ import (
 // non-2xx, 50 failed; the 10 aborted by the stop are in neither part).
 // Non-2xx responses have their own rate (50 of 200) in each.
 func TestErrorRateOneDefinition(t *testing.T) {
-	var reqs []req
+	var reqs []fakerun.Req
 	add := func(n int, o stats.Outcome, status int) {
 		for range n {
-			reqs = append(reqs, req{outcome: o, status: status, t: record.Timing{stats.Processing: 900, stats.Waiting: 800, stats.Total: 900}, length: 10, keepAlive: true})
+			reqs = append(reqs, fakerun.Req{Outcome: o, Status: status, T: record.Timing{stats.Processing: 900, stats.Waiting: 800, stats.Total: 900}, Length: 10, KeepAlive: true})
 		}
 	}
 	add(100, stats.OK, 200)
@@ -31,11 +33,11 @@ func TestErrorRateOneDefinition(t *testing.T) {
 	add(30, stats.FailReset, 0)
 	add(20, stats.TimeoutTotal, 0)
 	add(10, stats.AbortedDeadline, 0)
-	r := build(spec{target: stats.Load{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, elapsed: time.Second, stoppedBy: stats.StopTime, reqs: reqs})
+	r := fakerun.Build(fakerun.Spec{Target: stats.Load{URL: "http://127.0.0.1:1/", Host: "127.0.0.1", Port: 1, Path: "/", Concurrency: 2}, Elapsed: time.Second, StoppedBy: stats.StopTime, Reqs: reqs})
 	const want = 0.25
 
 	var j bytes.Buffer
-	if err := JSON(&j, r); err != nil {
+	if err := report.JSON(&j, r); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -60,7 +62,7 @@ func TestErrorRateOneDefinition(t *testing.T) {
 		t.Errorf("compare non-2xx rate row %+v", row)
 	}
 	var h bytes.Buffer
-	if err := HTMLReport(&h, r); err != nil {
+	if err := Run(&h, r); err != nil {
 		t.Fatal(err)
 	}
 	card := `<div class="label">error rate</div><div class="value">25.00%</div><div class="note">50 failed of 200 ended; non-2xx 50 (25.00%)</div>`

@@ -1,4 +1,4 @@
-package report
+package htmlreport
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func capacityFixture(status capacity.Status) *capacity.Report {
 // row per probe, the hostile URL escaped.
 func TestHTMLCapacityReport(t *testing.T) {
 	var b bytes.Buffer
-	if err := HTMLCapacityReport(&b, capacityFixture(capacity.Found)); err != nil {
+	if err := Capacity(&b, capacityFixture(capacity.Found)); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -50,11 +50,11 @@ func TestHTMLCapacityReport(t *testing.T) {
 	if strings.Contains(page, "<script>") {
 		t.Error("the URL is not escaped")
 	}
-	if err := HTMLCapacityReport(&b, &capacity.Report{}); err == nil {
+	if err := Capacity(&b, &capacity.Report{}); err == nil {
 		t.Error("a search without probes was rendered")
 	}
 	b.Reset()
-	if err := HTMLCapacityReport(&b, capacityFixture(capacity.BelowMin)); err != nil {
+	if err := Capacity(&b, capacityFixture(capacity.BelowMin)); err != nil {
 		t.Fatal(err)
 	}
 }
