@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,15 +229,36 @@ func TestScriptThreadStopEndsTheLoad(t *testing.T) {
 // TestScriptThreadStopStopsThatThread: as in wrk, thread:stop() stops
 // the thread that calls it; the others send the rest of the requests.
 func TestScriptThreadStopStopsThatThread(t *testing.T) {
-	srv := scriptServer(t)
-	const n = 40
-	res := runScript(t, "stopone.lua", gb.Config{URL: srv.FaultURL() + "/ok", Requests: n, Concurrency: 3, KeepAlive: true, Engine: gb.EngineGoroutine})
+	// The other threads' requests wait at the server until thread 1's
+	// third has arrived, so thread 1 gets its three responses however the
+	// machine schedules the threads (without the gate, threads 2 and 3 could
+	// spend the whole budget first on a busy machine).
+	var mu sync.Mutex
 	perTag := map[string]int{}
-	for _, r := range rows(srv) {
-		perTag[r.Tag]++
-	}
-	if res.StoppedBy != stats.StopCount || res.Complete() != n || len(rows(srv)) != n {
-		t.Errorf("stopped by %s, complete %d, server saw %d; want the count, %d, %d", res.StoppedBy, res.Complete(), len(rows(srv)), n, n)
+	gate := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tag := r.Header.Get("X-Gb-Seq")
+		mu.Lock()
+		perTag[tag]++
+		if tag == "thread-1" && perTag[tag] == 3 {
+			close(gate)
+		}
+		mu.Unlock()
+		if tag != "thread-1" {
+			select {
+			case <-gate:
+			case <-time.After(30 * time.Second): // a hang fails below, it does not block the test
+			}
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	const n = 40
+	res := runScript(t, "stopone.lua", gb.Config{URL: srv.URL + "/ok", Requests: n, Concurrency: 3, KeepAlive: true, Engine: gb.EngineGoroutine})
+	mu.Lock()
+	defer mu.Unlock()
+	if res.StoppedBy != stats.StopCount || res.Complete() != n || perTag["thread-1"]+perTag["thread-2"]+perTag["thread-3"] != n {
+		t.Errorf("stopped by %s, complete %d, server saw %v; want the count, %d, %d", res.StoppedBy, res.Complete(), perTag, n, n)
 	}
 	if perTag["thread-1"] != 3 || perTag["thread-2"]+perTag["thread-3"] != n-3 {
 		t.Errorf("requests per thread %v; want 3 from thread-1, the other %d from threads 2 and 3", perTag, n-3)
