@@ -116,9 +116,12 @@ func TestScreenLeavesTerminalClean(t *testing.T) {
 	for _, exitFirst := range []bool{false, true} {
 		var out syncBuffer
 		l := newLive(&out, liveLimits{Duration: 10e9, Cores: 1})
-		if exitFirst {
+		if exitFirst { // as exitNow does, from another goroutine, before the run ends
 			for _, f := range atExit {
 				f()
+			}
+			if s := out.String(); !strings.HasSuffix(s, sgrReset+leaveAlt+showCursor) {
+				t.Errorf("gb's exit does not leave the alternate screen and show the cursor: %q", s)
 			}
 		}
 		l.update(fixedSnap().snap.Progress)
