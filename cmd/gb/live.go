@@ -4,107 +4,103 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/rusage"
 )
 
-// live draws the panel on a terminal while the load runs. The bubbletea
-// program reads no input and installs no signal handler: Ctrl-C stays
-// gb's (runSignalled). It draws on the terminal's alternate screen, so
-// leaving it removes the panel whole, whatever the terminal echoed (^C)
-// meanwhile, and the screen shows the banner and then the report.
+// live draws the panel on a terminal while the load runs (livescreen.go:
+// the alternate screen, so leaving it removes the panel whole, whatever
+// the terminal echoed meanwhile, and the screen shows the banner and then
+// the report).
 type live struct {
-	prog  *tea.Program
-	ended chan struct{} // closed when the program has returned
-	track tracker
+	scr   *screen
+	mu    sync.Mutex // guards model: the screen's goroutine reads it
+	model liveModel
+	track tracker // from the progress callback's goroutine only
+}
+
+// shown is the screen drawn now, if any: gb's exit on a second Ctrl-C
+// leaves it (atExit) so that the shell gets its screen and cursor back.
+var shown atomic.Pointer[screen]
+
+func init() {
+	atExit = append(atExit, func() {
+		if s := shown.Load(); s != nil {
+			s.leave()
+		}
+	})
 }
 
 // newLive starts the panel on w (a terminal) for a run with limits.
 func newLive(w io.Writer, limits liveLimits) *live {
-	l := &live{ended: make(chan struct{})}
-	l.prog = tea.NewProgram(liveModel{panel: panel{limits: limits}},
-		tea.WithOutput(w), tea.WithInput(nil), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(), tea.WithAltScreen())
-	go func() {
-		defer close(l.ended)
-		_, _ = l.prog.Run()
-	}()
+	l := &live{model: liveModel{panel: panel{limits: limits}}}
+	l.scr = newScreen(w, l.lines)
+	shown.Store(l.scr)
 	return l
+}
+
+// lines is the frame at width cells: the screen's draw function.
+func (l *live) lines(width int) []styledLine {
+	l.mu.Lock()
+	m := l.model
+	l.mu.Unlock()
+	m.panel.width = width
+	return m.lines()
+}
+
+// set changes the model with f and asks for a frame.
+func (l *live) set(f func(m *liveModel)) {
+	l.mu.Lock()
+	f(&l.model)
+	l.mu.Unlock()
+	l.scr.changed()
 }
 
 // update gives the panel the run's latest progress; from one goroutine.
 func (l *live) update(p gb.Progress) {
-	l.prog.Send(l.track.add(p, cpuTime()))
+	s := l.track.add(p, cpuTime())
+	l.set(func(m *liveModel) { m.panel.snap = s })
 }
 
 // stop removes the panel and waits until the terminal is left clean.
 func (l *live) stop() {
-	l.prog.Send(liveEnd{})
-	<-l.ended
+	l.scr.stop()
+	shown.CompareAndSwap(l.scr, nil)
 }
 
 // setLimits gives the panel a new run's limits (gb ramp's next step).
-func (l *live) setLimits(lim liveLimits) { l.prog.Send(lim) }
+func (l *live) setLimits(lim liveLimits) { l.set(func(m *liveModel) { m.panel.limits = lim }) }
 
 // setAbove sets the lines drawn above the panel (gb ramp's steps so far).
-func (l *live) setAbove(s liveAbove) { l.prog.Send(s) }
-
-// liveEnd ends the program, blanking the panel.
-type liveEnd struct{}
+func (l *live) setAbove(s liveAbove) { l.set(func(m *liveModel) { m.above = s }) }
 
 // liveAbove is text drawn above the panel, each line cut to its width.
 type liveAbove string
 
-// liveModel is the bubbletea model: the panel, the lines above it and
-// whether it has ended.
+// liveModel is what the screen draws: the panel and the lines above it.
 type liveModel struct {
 	panel panel
 	above liveAbove
-	ended bool
 }
 
-func (m liveModel) Init() tea.Cmd { return nil }
-
-func (m liveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case liveSnap:
-		m.panel.snap = msg
-	case liveLimits:
-		m.panel.limits = msg
-	case liveAbove:
-		m.above = msg
-	case tea.WindowSizeMsg:
-		m.panel.width = msg.Width
-	case liveEnd:
-		m.ended = true
-		return m, tea.Quit
+// lines are the model's lines, none wider than the panel's width.
+func (m liveModel) lines() []styledLine {
+	var out []styledLine
+	if m.above != "" {
+		w := m.panel.widthOr80()
+		for _, l := range strings.Split(strings.TrimSuffix(string(m.above), "\n"), "\n") {
+			out = append(out, styledLine{text(l)}.cut(w))
+		}
 	}
-	return m, nil
+	return append(out, m.panel.lines()...)
 }
 
-func (m liveModel) View() string {
-	if m.ended {
-		return ""
-	}
-	if m.above == "" {
-		return m.panel.View()
-	}
-	w := m.panel.width
-	if w <= 0 {
-		w = 80
-	}
-	fit := lipgloss.NewStyle().MaxWidth(w)
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSuffix(string(m.above), "\n"), "\n") {
-		b.WriteString(fit.Render(l) + "\n")
-	}
-	return b.String() + m.panel.View()
-}
+// View is the model's text as the screen shows it, without styles.
+func (m liveModel) View() string { return joinLines(m.lines()) }
 
 // sample is one progress reading, kept for about a second.
 type sample struct {

@@ -48,6 +48,12 @@ func (p *tmuxPane) tmux(args ...string) string {
 // screen is the pane's text, its scrollback included.
 func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "gb") }
 
+// clean reports whether the pane is back on its main screen with the
+// cursor shown, as a shell needs it after gb.
+func (p *tmuxPane) clean() bool {
+	return strings.TrimSpace(p.tmux("display-message", "-p", "-t", "gb", "#{alternate_on} #{cursor_flag}")) == "0 1"
+}
+
 // await polls the screen until ok accepts it, for at most limit, and
 // returns the last screen read.
 func (p *tmuxPane) await(limit time.Duration, ok func(string) bool) (string, bool) {
@@ -100,6 +106,9 @@ func TestLivePanelInTmux(t *testing.T) {
 	if panelLines.MatchString(s) || !strings.Contains(s, "Finished ") {
 		t.Errorf("after the run, want the report, ab's Finished line and no panel:\n%s", s)
 	}
+	if !p.clean() {
+		t.Errorf("after the run the pane is still on the alternate screen or its cursor hidden")
+	}
 }
 
 // TestLivePanelCtrlC interrupts a run showing the panel with Ctrl-C: gb
@@ -117,6 +126,59 @@ func TestLivePanelCtrlC(t *testing.T) {
 	}
 	if panelLines.MatchString(s) || strings.Contains(s, "Finished ") || !strings.Contains(s, "Percentage of the requests") {
 		t.Errorf("after Ctrl-C, want the full report, no Finished line and no panel:\n%s", s)
+	}
+	if !p.clean() {
+		t.Errorf("after Ctrl-C the pane is still on the alternate screen or its cursor hidden")
+	}
+}
+
+// TestLivePanelSecondCtrlC: two Ctrl-C in a row leave the shell its main
+// screen and cursor, whether the second makes gb exit at once (exitNow,
+// atExit) or, as usually here, comes after the first has stopped the run.
+// TestScreenLeavesTerminalClean calls the exit's hook directly.
+func TestLivePanelSecondCtrlC(t *testing.T) {
+	skipUnderRace(t)
+	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; echo exit=$?; sleep 60", gbBin, liveURL(t)))
+	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
+		t.Fatalf("no panel during the run:\n%s", s)
+	}
+	p.tmux("send-keys", "-t", "gb", "C-c", "C-c")
+	s, ok := p.await(10*time.Second, func(s string) bool { return strings.Contains(s, "exit=") })
+	if !ok {
+		t.Fatalf("gb did not end after two Ctrl-C:\n%s", s)
+	}
+	if panelLines.MatchString(s) || !p.clean() {
+		t.Errorf("after gb's exit on a second Ctrl-C, want no panel, the main screen and the cursor shown:\n%s", s)
+	}
+}
+
+var (
+	panelBar     = regexp.MustCompile(`(?m)^elapsed .*\[([█░]+)\]`) // the time line's progress bar
+	panelElapsed = regexp.MustCompile(`(?m)^elapsed \d`)
+)
+
+// TestLivePanelFollowsResize: when the terminal narrows during the run the
+// panel redraws at the new width (a shorter bar or, when too narrow for
+// one, none; no line wider).
+func TestLivePanelFollowsResize(t *testing.T) {
+	skipUnderRace(t)
+	p := startTmux(t, fmt.Sprintf("%s -t 10 -c 4 '%s'; sleep 60", gbBin, liveURL(t)))
+	if s, ok := p.await(4*time.Second, panelBar.MatchString); !ok {
+		t.Fatalf("no bar in the panel during the run:\n%s", s)
+	}
+	p.tmux("resize-window", "-t", "gb", "-x", "50")
+	narrow := func(s string) bool {
+		m := panelBar.FindStringSubmatch(s)
+		return panelElapsed.MatchString(s) && (m == nil || len([]rune(m[1])) < 30)
+	}
+	s, ok := p.await(4*time.Second, narrow)
+	if !ok {
+		t.Fatalf("the panel kept its 80-column bar after the pane narrowed to 50:\n%s", s)
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if cellWidth(l) > 50 {
+			t.Errorf("line %q is %d wide in a 50-column pane", l, cellWidth(l))
+		}
 	}
 }
 
@@ -143,6 +205,9 @@ func TestRampPanelInTmux(t *testing.T) {
 	}
 	if panelLines.MatchString(s) || !strings.Contains(s, "   2          200 ") {
 		t.Errorf("after the ramp, want the step lines and no panel:\n%s", s)
+	}
+	if !p.clean() {
+		t.Errorf("after the ramp the pane is still on the alternate screen or its cursor hidden")
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/stats"
 )
@@ -40,18 +38,30 @@ type panel struct {
 	width  int
 }
 
-var (
-	labelStyle = lipgloss.NewStyle().Bold(true)
-	warnStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
-)
-
-// View returns the panel's lines, none wider than the width.
-func (p panel) View() string {
-	w := p.width
-	if w <= 0 {
-		w = 80
+// widthOr80 is the panel's width, 80 when unknown.
+func (p panel) widthOr80() int {
+	if p.width <= 0 {
+		return defaultWidth
 	}
-	lines := []string{p.timeLine(w), p.rateLine(w), p.latencyLine(), p.outcomeLine(), p.connLine()}
+	return p.width
+}
+
+// View is the panel's text as the screen shows it, without styles.
+func (p panel) View() string { return joinLines(p.lines()) }
+
+// joinLines is ls's text without styles, one line each.
+func joinLines(ls []styledLine) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = l.String()
+	}
+	return strings.Join(s, "\n")
+}
+
+// lines are the panel's lines, none wider than its width.
+func (p panel) lines() []styledLine {
+	w := p.widthOr80()
+	lines := []styledLine{p.timeLine(w), p.rateLine(w), p.latencyLine(), p.outcomeLine(), p.connLine()}
 	if p.limits.Rate > 0 {
 		lines = append(lines, p.scheduleLine())
 	}
@@ -59,15 +69,14 @@ func (p panel) View() string {
 	if p.snap.Server.Known {
 		lines = append(lines, p.serverLine())
 	}
-	fit := lipgloss.NewStyle().MaxWidth(w)
 	for i, l := range lines {
-		lines[i] = fit.Render(l)
+		lines[i] = l.cut(w)
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // timeLine is elapsed against the limit, a bar and the ETA.
-func (p panel) timeLine(w int) string {
+func (p panel) timeLine(w int) styledLine {
 	s := p.snap
 	frac, eta := -1.0, time.Duration(-1)
 	switch {
@@ -80,7 +89,7 @@ func (p panel) timeLine(w int) string {
 			eta = time.Duration(float64(s.Elapsed) / frac * (1 - frac))
 		}
 	}
-	head := fmt.Sprintf("%s %s", labelStyle.Render("elapsed"), round(s.Elapsed))
+	head := " " + round(s.Elapsed)
 	if p.limits.Duration > 0 {
 		head += " / " + round(p.limits.Duration)
 	}
@@ -89,20 +98,21 @@ func (p panel) timeLine(w int) string {
 	} else {
 		head += fmt.Sprintf("  %d req", s.Done)
 	}
+	line := styledLine{bold("elapsed"), text(head)}
 	if frac < 0 {
-		return head
+		return line
 	}
 	frac = min(max(frac, 0), 1)
 	tail := fmt.Sprintf(" %3.0f%%", frac*100)
 	if eta >= 0 {
 		tail += "  ETA " + round(max(eta, 0))
 	}
-	n := min(w-lipgloss.Width(head)-lipgloss.Width(tail)-3, 30)
+	n := min(w-line.width()-styledLine{text(tail)}.width()-3, 30)
 	if n < 5 {
-		return head + tail
+		return append(line, text(tail))
 	}
 	k := int(frac * float64(n))
-	return head + "  [" + strings.Repeat("█", k) + strings.Repeat("░", n-k) + "]" + tail
+	return append(line, text("  ["+strings.Repeat("█", k)+strings.Repeat("░", n-k)+"]"+tail))
 }
 
 // timeFirst reports whether the time limit will end the run before the
@@ -118,18 +128,18 @@ func (p panel) timeFirst() bool {
 
 // rateLine is the last second's req/s, the run's average and a sparkline
 // of the per-second history, as much of it as fits.
-func (p panel) rateLine(w int) string {
+func (p panel) rateLine(w int) styledLine {
 	s := p.snap
 	avg := 0.0
 	if s.Elapsed > 0 {
 		avg = float64(s.Done) / s.Elapsed.Seconds()
 	}
-	head := fmt.Sprintf("%s %.0f  (avg %.0f)", labelStyle.Render("req/s"), s.RecentRate, avg)
-	room := w - lipgloss.Width(head) - 2
+	head := styledLine{bold("req/s"), textf(" %.0f  (avg %.0f)", s.RecentRate, avg)}
+	room := w - head.width() - 2
 	if room < 4 || len(s.History) == 0 {
 		return head
 	}
-	return head + "  " + sparkline(s.History[max(len(s.History)-room, 0):])
+	return append(head, text("  "+sparkline(s.History[max(len(s.History)-room, 0):])))
 }
 
 // sparkline draws vs as block characters scaled to their maximum.
@@ -149,12 +159,12 @@ func sparkline(vs []float64) string {
 }
 
 // latencyLine is p50 and p99 of a recently closed interval.
-func (p panel) latencyLine() string {
+func (p panel) latencyLine() styledLine {
 	s := p.snap
 	if s.P99 <= 0 {
-		return labelStyle.Render("latency") + " p50 -  p99 -  (after the first intervals)"
+		return styledLine{bold("latency"), text(" p50 -  p99 -  (after the first intervals)")}
 	}
-	return fmt.Sprintf("%s p50 %s  p99 %s  (a closed interval)", labelStyle.Render("latency"), latency(s.P50), latency(s.P99))
+	return styledLine{bold("latency"), textf(" p50 %s  p99 %s  (a closed interval)", latency(s.P50), latency(s.P99))}
 }
 
 // latency is d in µs, ms or s, three digits or so.
@@ -170,13 +180,15 @@ func latency(d time.Duration) string {
 
 // outcomeLine counts the outcomes: ok, non-2xx, failed with its two
 // largest classes, retries.
-func (p panel) outcomeLine() string {
+func (p panel) outcomeLine() styledLine {
 	s := p.snap
-	failed := fmt.Sprintf("failed %d", s.Failed)
+	l := styledLine{bold("ok"), textf(" %d  non-2xx %d  ", s.OK, s.Non2xx)}
 	if s.Failed > 0 {
-		failed = warnStyle.Render(failed) + topFailures(&s.Outcomes)
+		l = append(l, warn(fmt.Sprintf("failed %d", s.Failed)), text(topFailures(&s.Outcomes)))
+	} else {
+		l = append(l, textf("failed %d", s.Failed))
 	}
-	return fmt.Sprintf("%s %d  non-2xx %d  %s  retries %d", labelStyle.Render("ok"), s.OK, s.Non2xx, failed, s.Retries)
+	return append(l, textf("  retries %d", s.Retries))
 }
 
 // topFailures is " (class n, class n)" for the two most frequent failure
@@ -197,30 +209,30 @@ func topFailures(o *stats.Outcomes) string {
 }
 
 // connLine is the connections open.
-func (p panel) connLine() string {
-	return fmt.Sprintf("%s %d open", labelStyle.Render("connections"), p.snap.ConnsOpen)
+func (p panel) connLine() styledLine {
+	return styledLine{bold("connections"), textf(" %d open", p.snap.ConnsOpen)}
 }
 
 // scheduleLine is rate mode's target against achieved, and the late.
-func (p panel) scheduleLine() string {
+func (p panel) scheduleLine() styledLine {
 	s := p.snap
-	return fmt.Sprintf("%s target %.0f/s  achieved %.0f/s  late %d  dropped %d", labelStyle.Render("rate"),
-		p.limits.Rate, s.RecentRate, s.Late, s.Outcomes[stats.Dropped])
+	return styledLine{bold("rate"), textf(" target %.0f/s  achieved %.0f/s  late %d  dropped %d",
+		p.limits.Rate, s.RecentRate, s.Late, s.Outcomes[stats.Dropped])}
 }
 
 // cpuLine is gb's own CPU in cores, in the report's unit ("cpu=0.95
 // cores (of 1)"), with the self-bottleneck warning.
-func (p panel) cpuLine() string {
-	l := fmt.Sprintf("%s %.2f cores (of %d)", labelStyle.Render("gb cpu"), p.snap.CPU, p.limits.Cores)
+func (p panel) cpuLine() styledLine {
+	l := styledLine{bold("gb cpu"), textf(" %.2f cores (of %d)", p.snap.CPU, p.limits.Cores)}
 	if p.limits.Cores > 0 && p.snap.CPU >= busyShare*float64(p.limits.Cores) {
-		l += "  " + warnStyle.Render("gb itself may be the bottleneck")
+		l = append(l, text("  "), warn("gb itself may be the bottleneck"))
 	}
 	return l
 }
 
 // serverLine is the server's busy cores and GC cycles during --profile:
 // "-" for what its capture cannot read (no cpu kind, no /debug/vars).
-func (p panel) serverLine() string {
+func (p panel) serverLine() styledLine {
 	s := p.snap.Server
 	cpu, gc := "-", "-"
 	if s.CPU > 0 {
@@ -229,7 +241,7 @@ func (p panel) serverLine() string {
 	if s.GC > 0 || s.GCRecent > 0 {
 		gc = fmt.Sprintf("%d (+%d)", s.GC, s.GCRecent)
 	}
-	return fmt.Sprintf("%s cpu %s cores, gc %s", labelStyle.Render("server:"), cpu, gc)
+	return styledLine{bold("server:"), textf(" cpu %s cores, gc %s", cpu, gc)}
 }
 
 // round is d to a tenth of a second, as "3.2s".

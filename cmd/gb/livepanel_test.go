@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/stats"
 )
@@ -50,8 +48,8 @@ func TestPanelNarrow(t *testing.T) {
 	for _, w := range []int{80, 40, 20} {
 		p.width = w
 		for _, l := range strings.Split(p.View(), "\n") {
-			if lipgloss.Width(l) > w {
-				t.Errorf("width %d: line %q is %d wide", w, l, lipgloss.Width(l))
+			if cellWidth(l) > w {
+				t.Errorf("width %d: line %q is %d wide", w, l, cellWidth(l))
 			}
 		}
 	}
@@ -111,7 +109,7 @@ func TestTrackerCPUInCores(t *testing.T) {
 		t.Errorf("CPU %v, want 0.5 cores", s.CPU)
 	}
 	p := panel{limits: liveLimits{Cores: 3}, snap: s}
-	if got, want := p.cpuLine(), "gb cpu 0.50 cores (of 3)"; got != want {
+	if got, want := p.cpuLine().String(), "gb cpu 0.50 cores (of 3)"; got != want {
 		t.Errorf("cpu line %q, want %q", got, want)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/gb-bench/gb"
 	"github.com/gb-bench/gb/internal/ramp"
 	"github.com/gb-bench/gb/internal/report"
@@ -53,13 +51,13 @@ func TestRampLiveView(t *testing.T) {
 		t.Errorf("panel under the table:\n%s\nwant:\n%s", got, want)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(rl.table.String(), "\n"), "\n") {
-		if lipgloss.Width(l) > 80 {
+		if cellWidth(l) > 80 {
 			t.Errorf("table line %q would be cut at 80 columns: p99 lost", l)
 		}
 	}
 	for _, l := range lines {
-		if lipgloss.Width(l) > 80 {
-			t.Errorf("line %q is %d wide", l, lipgloss.Width(l))
+		if cellWidth(l) > 80 {
+			t.Errorf("line %q is %d wide", l, cellWidth(l))
 		}
 	}
 }
