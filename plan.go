@@ -355,15 +355,6 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 	return lc
 }
 
-// progressOf is the engine's snapshot s as Progress, with the server's
-// live state from capture.
-func progressOf(s load.Progress, capture *atomic.Pointer[profile.Capture]) Progress {
-	return Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
-		Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
-		Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
-		Server: serverLive(capture.Load().Live())}
-}
-
 // base is the part of the result the engine does not know: what was asked.
 func (p *Plan) base(cfg *Config, o *options) stats.Result {
 	t := p.target
@@ -496,30 +487,22 @@ func bufferSize(concurrency int) int {
 	return min(max((64<<20)/max(concurrency, 1), 4<<10), 16<<10)
 }
 
-// resolve returns host's first address (IPv4 preferred), or the literal
-// itself.
-func resolve(host string) (string, error) {
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.String(), nil
+// Run checks cfg, runs its load until its budget, its time limit or ctx
+// ends it, and returns the result. Cancelling ctx stops the load as a
+// signal does: the result is still complete. Errors are those of NewPlan;
+// once the load starts, failures are counted in the Result, not returned.
+func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
+	p, err := NewPlan(cfg, opts...)
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		var dns *net.DNSError
-		if errors.As(err, &dns) {
-			err = errors.New(dns.Err)
-		}
-		return "", fmt.Errorf("cannot resolve host %q: %v", host, err)
-	}
-	for _, a := range addrs {
-		if a.IP.To4() != nil {
-			return a.IP.String(), nil
-		}
-	}
-	return addrs[0].IP.String(), nil
+	defer p.Close()
+	return p.Run(ctx)
 }
 
-func (c *Config) keepAlive() bool {
-	return c.KeepAlive || c.Pipeline > 1 || c.http2() || c.http3()
+// describeChecks gives res one account per check, counts zero.
+func (p *Plan) describeChecks(res *stats.Result) {
+	for _, e := range p.checks.Exprs() {
+		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
+	}
 }

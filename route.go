@@ -2,46 +2,17 @@ package gb
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gb-bench/gb/internal/client"
 )
-
-// unixHost is the Host header (and the report's host) of an http+unix://
-// URL, whose authority is a socket path rather than a name.
-const unixHost = "localhost"
-
-// parseUnixTarget parses an http+unix:// or https+unix:// URL, rest being
-// what follows "://": the socket's path percent-encoded as the authority
-// (http+unix://%2Frun%2Fapp.sock/path, as requests-unixsocket writes it),
-// then the path and query; user:password@ before the path is sent as
-// Basic credentials, as in any URL. The request goes to Host: localhost.
-func parseUnixTarget(scheme, rest string) (*target, error) {
-	i := strings.IndexAny(rest, "/?#")
-	if i < 0 {
-		i = len(rest)
-	}
-	auth, user := rest[:i], ""
-	if at := strings.LastIndex(auth, "@"); at >= 0 {
-		user, auth = auth[:at+1], auth[at+1:] // credentials, sent as the URL's are
-	}
-	socket, err := url.PathUnescape(auth)
-	if err != nil || socket == "" {
-		return nil, configErr("URL", "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
-	}
-	t, err := parseTarget(scheme + "://" + user + unixHost + rest[i:])
-	if err != nil {
-		return nil, err
-	}
-	t.socket = socket
-	t.url.Scheme, t.url.Host = scheme+"+unix", socket // url.URL writes the host percent-encoded
-	return t, nil
-}
 
 // route fills in where cc's connections go: a unix socket, a proxy
 // (forwarding http://, tunnelling https:// with CONNECT) or the URL's host,
@@ -165,4 +136,28 @@ func splitConnectTo(rule string) ([4]string, error) {
 		}
 	}
 	return f, nil
+}
+
+// resolve returns host's first address (IPv4 preferred), or the literal
+// itself.
+func resolve(host string) (string, error) {
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.String(), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			err = errors.New(dns.Err)
+		}
+		return "", fmt.Errorf("cannot resolve host %q: %v", host, err)
+	}
+	for _, a := range addrs {
+		if a.IP.To4() != nil {
+			return a.IP.String(), nil
+		}
+	}
+	return addrs[0].IP.String(), nil
 }

@@ -12,37 +12,6 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// Target is one request of a load with several targets (Config.Targets,
-// gb --targets or several URLs). Its fields are its own: Method and Body
-// are not taken from the Config. What the Config says of every request
-// (Headers, Cookies, BasicAuth, UserAgent, ContentType, KeepAlive,
-// Proxy, TLS, timeouts) applies to every target; a Target's Headers are
-// sent after the Config's, and a Content-Type among them replaces
-// Config.ContentType for it. A Target's Body is sent with no Content-Type
-// unless its Headers or Config.ContentType give one (as vegeta sends it);
-// a POST, PUT or PATCH without a Body is sent with Content-Length: 0.
-type Target struct {
-	URL     string   // as Config.URL: http://host[:port]/path or https://…
-	Method  string   // "" = GET, or POST when Body is non-nil
-	Headers []string // extra header lines "Name: value", after Config.Headers
-	Body    []byte   // request body, sent with Content-Length; nil = none
-
-	// Source says where the target was read, for error messages
-	// ("targets.txt:3", as ReadTargets sets it); "" = "target N", its
-	// place in the load's list of targets.
-	Source string
-}
-
-// Order names how a load with several targets spreads its requests over
-// them (Config.Order).
-type Order string
-
-// The orders.
-const (
-	OrderRoundRobin Order = "round-robin" // request i goes to target i mod k: equal shares
-	OrderRandom     Order = "random"      // each request's target drawn from Config.Seed and its index
-)
-
 // targetList is the load's targets: URL (with the Config's Method, Body
 // and no Headers of its own) when set, then Targets.
 func (c *Config) targetList() []Target {
