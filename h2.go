@@ -63,11 +63,12 @@ func (m *multiTarget) checkH2(cfg *Config) error {
 	return nil
 }
 
-// useH2 makes lc's workers HTTP/2 clients when the Plan speaks HTTP/2
-// (and does not lend its pool's: those are HTTP/2 clients already).
-func (p *Plan) useH2(lc *load.Config) {
-	if p.h2 == nil {
+// useH2 makes lc's workers HTTP/2 clients of hc when the Plan speaks
+// HTTP/2 (hc not nil; the Plan calls it when it does not lend its pool's:
+// those are HTTP/2 clients already).
+func useH2(lc *load.Config, hc *h2.Config) {
+	if hc == nil {
 		return
 	}
-	lc.NewConn = func(ctx context.Context) load.Conn { return h2.New(ctx, p.h2) }
+	lc.NewConn = func(ctx context.Context) load.Conn { return h2.New(ctx, hc) }
 }

@@ -29,18 +29,19 @@ func newH3(cfg *Config, req *h1.Request, cc *client.Config, m *multiTarget) (*h3
 	return hc, nil
 }
 
-// useH3 makes lc's workers HTTP/3 clients when the Plan speaks HTTP/3
-// (each keeps a connection to each of the targets' addresses it sends
-// to): the pool's when pooled (a ramp's steps: Carry, or connections the
-// last step left), which carry them to the next run with carry.
-func (p *Plan) useH3(lc *load.Config, pooled, carry bool) {
-	if p.h3 == nil {
+// useH3 makes lc's workers HTTP/3 clients of hc when the Plan speaks
+// HTTP/3 (hc not nil; each keeps a connection to each of the targets'
+// addresses it sends to): pool's when pooled (a ramp's steps: Carry, or
+// connections the last step left), which carry them to the next run
+// with carry.
+func useH3(lc *load.Config, hc *h3.Config, pool *connPool, pooled, carry bool) {
+	if hc == nil {
 		return
 	}
 	if pooled {
-		lc.KeepOpen, lc.NewConn = carry, p.pool.newConn
+		lc.KeepOpen, lc.NewConn = carry, pool.newConn
 		return
 	}
 	lc.KeepOpen = false
-	lc.NewConn = func(ctx context.Context) load.Conn { return h3.New(ctx, p.h3) }
+	lc.NewConn = func(ctx context.Context) load.Conn { return h3.New(ctx, hc) }
 }

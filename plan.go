@@ -97,10 +97,11 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if p.client, err = p.clientConfig(cfg.firstTarget(), t); err != nil {
 		return nil, cfg.firstErr(err)
 	}
-	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
+	if p.multi, err = prepareTargets(&p.cfg, cfg.firstTarget(), p.client, p.clientConfig); err != nil {
 		return nil, err
 	}
-	p.useLazy(lazy)
+	lazy.attach(&p.cfg, p.target, p.client, p.clientConfig)
+	p.lazy = lazy
 	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
@@ -259,7 +260,8 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	var group *script.Group
 	if p.script != nil {
 		var err error
-		if group, err = p.scriptLoad(&lc); err != nil {
+		newClient := func() (*client.Config, error) { return p.clientConfig(p.cfg.firstTarget(), p.target) }
+		if group, err = scriptLoad(&lc, p.script, p.client, newClient); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -286,7 +288,7 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 		m.begin(false)
 	}
 	res := run.Run(ctx, p.base(&cfg, &o)) // returns after OnMeasure did
-	p.nameRows(res)
+	p.lazy.nameRows(res)
 	res.Client = m.cost(readSelf())
 	res.Client.Engine = string(p.Engine())
 	if p.loops > 0 {
@@ -343,15 +345,15 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		lc.KeepOpen = o.carry && p.client.KeepAlive
 		lc.NewConn = p.pool.newConn
 	} else {
-		p.useH2(&lc)
+		useH2(&lc, p.h2)
 	}
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
-	p.multiLoad(&lc)
-	p.useH3(&lc, pooled, o.carry) // after multiLoad: HTTP/3's clients reach several addresses themselves
-	p.lazyLoad(&lc)
+	p.multi.spread(&lc)
+	useH3(&lc, p.h3, p.pool, pooled, o.carry) // after multiLoad: HTTP/3's clients reach several addresses themselves
+	p.lazy.use(&lc)
 	return lc
 }
 
@@ -389,9 +391,9 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			StartAt:        cfg.StartAt.UTC().Round(0),
 		},
 	}
-	p.describeTargets(&res)
+	p.multi.describe(&res)
 	p.describeChecks(&res)
-	p.describeLazy(&res)
+	p.lazy.describe(&res)
 	return res
 }
 
@@ -428,7 +430,7 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 	if cc.Timeout <= 0 {
 		cc.Timeout = 30 * time.Second
 	}
-	if err := p.route(cfg, t, cc); err != nil {
+	if err := route(cfg, t, cc, p.opts.profile); err != nil {
 		return nil, err
 	}
 	if cc.Network != "unix" {
@@ -505,4 +507,26 @@ func (p *Plan) describeChecks(res *stats.Result) {
 	for _, e := range p.checks.Exprs() {
 		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
 	}
+}
+
+// UnixSocket returns the path of the unix socket the Plan's connections
+// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
+func (p *Plan) UnixSocket() string {
+	if p.client.Network == "unix" {
+		return p.client.Addr
+	}
+	return ""
+}
+
+// Targets returns the Plan's targets as "METHOD URL" (the URL without
+// credentials), in the load's order; one for a Plan of one target.
+func (p *Plan) Targets() []string {
+	if p.multi == nil {
+		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
+	}
+	out := make([]string, len(p.multi.names))
+	for i, n := range p.multi.names {
+		out[i] = n.Method + " " + n.URL
+	}
+	return out
 }

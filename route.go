@@ -15,9 +15,10 @@ import (
 // route fills in where cc's connections go: a unix socket, a proxy
 // (forwarding http://, tunnelling https:// with CONNECT) or the URL's host,
 // after the --connect-to rules, resolved once so that no request waits on
-// DNS. cfg and t are the target's (a many-target load routes each).
-func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
-	if pr := p.opts.profile; pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
+// DNS. cfg and t are the target's (a many-target load routes each); pr
+// is the run's profile request (WithProfile).
+func route(cfg *Config, t *target, cc *client.Config, pr Profile) error {
+	if pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
 		return configErr("Profile.URL", "{Profile.Kinds} with a unix socket or {ConnectTo} needs {Profile.URL} (the profiles are fetched over TCP from the URL's host)")
 	}
 	if cfg.UnixSocket != "" || t.socket != "" {
@@ -44,15 +45,6 @@ func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
 	}
 	cc.Addr = net.JoinHostPort(ip, port)
 	return nil
-}
-
-// UnixSocket returns the path of the unix socket the Plan's connections
-// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
-func (p *Plan) UnixSocket() string {
-	if p.client.Network == "unix" {
-		return p.client.Addr
-	}
-	return ""
 }
 
 // routeUnix points cc at the unix socket (Config.UnixSocket, or

@@ -76,12 +76,14 @@ type multiTarget struct {
 // and builds their requests, before any load: an error names the target
 // (its Source) and is a *ConfigError for the caller's mistakes. Targets on
 // one address (IP and port, and the server name over TLS) share its
-// client Config, so a worker keeps one connection per address.
-func (p *Plan) prepareTargets(first *Config) error {
-	cfg := &p.cfg
+// client Config, so a worker keeps one connection per address. cfg is
+// the Plan's Config, first its first target's (Config.firstTarget), own
+// the Plan's client Config (the first target's address's) and newClient
+// makes another address's (Plan.clientConfig). nil for one target.
+func prepareTargets(cfg, first *Config, own *client.Config, newClient func(*Config, *target) (*client.Config, error)) (*multiTarget, error) {
 	list := cfg.targetList()
 	if len(list) < 2 {
-		return nil
+		return nil, nil
 	}
 	m := &multiTarget{order: load.Order{Targets: len(list), Random: cfg.Order == OrderRandom, Seed: uint64(cfg.Seed)},
 		method0: first.method(), body0: int64(len(first.Body))}
@@ -93,12 +95,12 @@ func (p *Plan) prepareTargets(first *Config) error {
 		src := list[i].source(i)
 		t, err := parseTarget(tc.URL)
 		if err != nil {
-			return targetErr(src, tc.URL, err)
+			return nil, targetErr(src, tc.URL, err)
 		}
 		t.ownBody = i > 0 || cfg.URL == ""
 		req, err := buildRequest(tc, t)
 		if err != nil {
-			return targetErr(src, "", err)
+			return nil, targetErr(src, "", err)
 		}
 		method := tc.method()
 		reqs[i] = client.Target{Request: req.Append(nil), Head: method == "HEAD", Idempotent: idempotent(method)}
@@ -107,10 +109,10 @@ func (p *Plan) prepareTargets(first *Config) error {
 		hostKey := t.url.Scheme + "://" + t.url.Host
 		a, ok := byHost[hostKey]
 		if !ok {
-			cc := p.client
+			cc := own
 			if i > 0 {
-				if cc, err = p.clientConfig(tc, t); err != nil {
-					return targetErr(src, "", err)
+				if cc, err = newClient(tc, t); err != nil {
+					return nil, targetErr(src, "", err)
 				}
 			}
 			addrKey := cc.Addr
@@ -131,11 +133,10 @@ func (p *Plan) prepareTargets(first *Config) error {
 	}
 	if len(m.clients) > 1 { // a connection per worker and address
 		if err := checkFileLimit(cfg.concurrency() * len(m.clients)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	p.multi = m
-	return nil
+	return m, nil
 }
 
 // source names target i of the load's list in an error message.
@@ -172,9 +173,9 @@ func idempotent(method string) bool {
 // multiLoad makes a load of several targets spread its requests by the
 // order and count each target; with targets on several addresses, each
 // worker gets a client per address (client.Multi). The connections the
-// Plan carries between runs (Carry) are then not kept.
-func (p *Plan) multiLoad(lc *load.Config) {
-	m := p.multi
+// Plan carries between runs (Carry) are then not kept. A nil m (one
+// target) leaves lc as it is.
+func (m *multiTarget) spread(lc *load.Config) {
 	if m == nil {
 		return
 	}
@@ -188,10 +189,9 @@ func (p *Plan) multiLoad(lc *load.Config) {
 	}
 }
 
-// describeTargets adds the targets' names and order to a Result of a
-// Plan with several, whose Target describes the first.
-func (p *Plan) describeTargets(r *stats.Result) {
-	m := p.multi
+// describe adds the targets' names and order to a Result of a Plan with
+// several, whose Target describes the first; nil m adds nothing.
+func (m *multiTarget) describe(r *stats.Result) {
 	if m == nil {
 		return
 	}
@@ -201,17 +201,4 @@ func (p *Plan) describeTargets(r *stats.Result) {
 		r.Target.Order, r.Target.Seed = string(OrderRandom), int64(m.order.Seed)
 	}
 	r.Targets = append([]stats.TargetStats(nil), m.names...)
-}
-
-// Targets returns the Plan's targets as "METHOD URL" (the URL without
-// credentials), in the load's order; one for a Plan of one target.
-func (p *Plan) Targets() []string {
-	if p.multi == nil {
-		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
-	}
-	out := make([]string, len(p.multi.names))
-	for i, n := range p.multi.names {
-		out[i] = n.Method + " " + n.URL
-	}
-	return out
 }
