@@ -37,12 +37,25 @@ type Plan struct {
 	client *client.Config
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
-	multi  *multiTarget    // several targets (targets.go); nil = one
+	multi  *multiTarget    // several targets (multi.go); nil = one
 	lazy   *lazyTargets    // Config.Targeter's (lazy.go); nil = none
 	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
 	h3     *h3.Config      // HTTP/3 clients' configuration; nil = not HTTP/3
 	script *script.Program // Config.Script compiled; nil = none
 	checks *check.Set      // Config.Checks parsed; nil = none
+}
+
+// Run checks cfg, runs its load until its budget, its time limit or ctx
+// ends it, and returns the result. Cancelling ctx stops the load as a
+// signal does: the result is still complete. Errors are those of NewPlan;
+// once the load starts, failures are counted in the Result, not returned.
+func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
+	p, err := NewPlan(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(ctx)
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
@@ -132,6 +145,28 @@ func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Target }
 // proxy's, or the --connect-to address's) IP and port, or the unix
 // socket's path.
 func (p *Plan) Addr() string { return p.client.Addr }
+
+// UnixSocket returns the path of the unix socket the Plan's connections
+// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
+func (p *Plan) UnixSocket() string {
+	if p.client.Network == "unix" {
+		return p.client.Addr
+	}
+	return ""
+}
+
+// Targets returns the Plan's targets as "METHOD URL" (the URL without
+// credentials), in the load's order; one for a Plan of one target.
+func (p *Plan) Targets() []string {
+	if p.multi == nil {
+		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
+	}
+	out := make([]string, len(p.multi.names))
+	for i, n := range p.multi.names {
+		out[i] = n.Method + " " + n.URL
+	}
+	return out
+}
 
 // Engine returns the engine the Plan runs on: EngineLoop, EngineLoopTasks
 // or EngineGoroutine.
@@ -397,6 +432,13 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 	return res
 }
 
+// describeChecks gives res one account per check, counts zero.
+func (p *Plan) describeChecks(res *stats.Result) {
+	for _, e := range p.checks.Exprs() {
+		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
+	}
+}
+
 // noteTLS copies the first TLS session's details into res.Server.
 func (p *Plan) noteTLS(res *Result) {
 	if info, ok := p.client.TLSSession(); ok {
@@ -487,46 +529,4 @@ func (p *Plan) cpus() int {
 // together stay near 64 MiB, never below 4 KiB.
 func bufferSize(concurrency int) int {
 	return min(max((64<<20)/max(concurrency, 1), 4<<10), 16<<10)
-}
-
-// Run checks cfg, runs its load until its budget, its time limit or ctx
-// ends it, and returns the result. Cancelling ctx stops the load as a
-// signal does: the result is still complete. Errors are those of NewPlan;
-// once the load starts, failures are counted in the Result, not returned.
-func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
-	p, err := NewPlan(cfg, opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	return p.Run(ctx)
-}
-
-// describeChecks gives res one account per check, counts zero.
-func (p *Plan) describeChecks(res *stats.Result) {
-	for _, e := range p.checks.Exprs() {
-		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
-	}
-}
-
-// UnixSocket returns the path of the unix socket the Plan's connections
-// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
-func (p *Plan) UnixSocket() string {
-	if p.client.Network == "unix" {
-		return p.client.Addr
-	}
-	return ""
-}
-
-// Targets returns the Plan's targets as "METHOD URL" (the URL without
-// credentials), in the load's order; one for a Plan of one target.
-func (p *Plan) Targets() []string {
-	if p.multi == nil {
-		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
-	}
-	out := make([]string, len(p.multi.names))
-	for i, n := range p.multi.names {
-		out[i] = n.Method + " " + n.URL
-	}
-	return out
 }

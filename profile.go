@@ -51,6 +51,17 @@ func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	return cfg, nil
 }
 
+// ServerLive is what WithProfile's capture reads from the server while
+// the load runs: CPU from its cpu profile windows, GC from its
+// /debug/vars polled once a second. The zero value means nothing read
+// (no capture, no expvar, or no window closed yet).
+type ServerLive struct {
+	Known    bool    // CPU or GC was read at least once
+	CPU      float64 // cores the server was busy in the last CPU window; 0 without the cpu kind
+	GC       int64   // GC cycles since the load started
+	GCRecent int64   // GC cycles in the last second
+}
+
 // serverLive is the capture's live readings as Progress shows them.
 func serverLive(l profile.Live) ServerLive {
 	return ServerLive{Known: l.Known, CPU: l.CPU, GC: l.GC, GCRecent: l.GCRecent}
@@ -76,15 +87,4 @@ func WritePGO(path string, runs ...*Result) error {
 		return errors.New("no CPU profile was saved: the target must serve net/http/pprof, and Profile.Kinds must hold cpu")
 	}
 	return profile.WritePGO(path, files)
-}
-
-// ServerLive is what WithProfile's capture reads from the server while
-// the load runs: CPU from its cpu profile windows, GC from its
-// /debug/vars polled once a second. The zero value means nothing read
-// (no capture, no expvar, or no window closed yet).
-type ServerLive struct {
-	Known    bool    // CPU or GC was read at least once
-	CPU      float64 // cores the server was busy in the last CPU window; 0 without the cpu kind
-	GC       int64   // GC cycles since the load started
-	GCRecent int64   // GC cycles in the last second
 }

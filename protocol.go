@@ -15,6 +15,9 @@ func (c *Config) protocol() string {
 // http2 reports whether c speaks HTTP/2 (h2 or h2c).
 func (c *Config) http2() bool { return c.Protocol == ProtocolHTTP2 || c.Protocol == ProtocolH2C }
 
+// http3 reports whether c speaks HTTP/3.
+func (c *Config) http3() bool { return c.Protocol == ProtocolHTTP3 }
+
 // streams is the streams per connection the Result records: 0 for
 // HTTP/1.1.
 func (c *Config) streams() int {
@@ -22,6 +25,12 @@ func (c *Config) streams() int {
 		return 0
 	}
 	return max(c.Streams, 1)
+}
+
+// keepAlive reports whether c's connections carry more than one request:
+// KeepAlive, Pipeline and HTTP/2 and HTTP/3 always do.
+func (c *Config) keepAlive() bool {
+	return c.KeepAlive || c.Pipeline > 1 || c.http2() || c.http3()
 }
 
 // checkProtocol refuses what the protocol cannot do with t.
@@ -51,9 +60,6 @@ func (c *Config) checkProtocol(t *target) error {
 	}
 	return nil
 }
-
-// http3 reports whether c speaks HTTP/3.
-func (c *Config) http3() bool { return c.Protocol == ProtocolHTTP3 }
 
 // checkHTTP3 refuses what HTTP/3 cannot do with t: each refusal says why
 // the field cannot apply.
@@ -85,8 +91,4 @@ func (c *Config) sendsBody() bool {
 		}
 	}
 	return false
-}
-
-func (c *Config) keepAlive() bool {
-	return c.KeepAlive || c.Pipeline > 1 || c.http2() || c.http3()
 }
