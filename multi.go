@@ -89,7 +89,7 @@ func prepareTargets(cfg, first *Config, own *client.Config, newClient func(*Conf
 	return m, nil
 }
 
-// multiLoad makes a load of several targets spread its requests by the
+// spread makes a load of several targets spread its requests by the
 // order and count each target; with targets on several addresses, each
 // worker gets a client per address (client.Multi). The connections the
 // Plan carries between runs (Carry) are then not kept. A nil m (one

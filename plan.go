@@ -387,7 +387,7 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
 	p.multi.spread(&lc)
-	useH3(&lc, p.h3, p.pool, pooled, o.carry) // after multiLoad: HTTP/3's clients reach several addresses themselves
+	useH3(&lc, p.h3, p.pool, pooled, o.carry) // after spread: HTTP/3's clients reach several addresses themselves
 	p.lazy.use(&lc)
 	return lc
 }
