@@ -2,7 +2,6 @@ package gb
 
 import (
 	"github.com/gb-bench/gb/internal/check"
-	"github.com/gb-bench/gb/stats"
 )
 
 // compileChecks parses Config.Checks (nil when there are none). What
@@ -18,11 +17,4 @@ func (c *Config) compileChecks() (*check.Set, error) {
 		return nil, configErr("Checks", "{Checks} on the body and {Compressed} cannot be combined: the body is checked as received, and {Compressed} bodies arrive encoded")
 	}
 	return s, nil
-}
-
-// describeChecks gives res one account per check, counts zero.
-func (p *Plan) describeChecks(res *stats.Result) {
-	for _, e := range p.checks.Exprs() {
-		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
-	}
 }

@@ -3,7 +3,6 @@ package gb
 import (
 	"time"
 
-	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
 )
@@ -265,32 +264,6 @@ type Shard = stats.ShardID
 // ParseShard parses a shard as --shard takes it: "I/N", 0 ≤ I < N.
 func ParseShard(s string) (Shard, error) { return stats.ParseShardID(s) }
 
-// Sharded returns the Config of c's shard (c.Shard), as NewPlan runs it:
-// its share of Requests, Rate.Freq and Concurrency. A share that would be
-// 0 is a *ConfigError; an unsharded c is returned as is.
-func (c Config) Sharded() (Config, error) {
-	s := c.Shard
-	if s.IsZero() {
-		return c, nil
-	}
-	if s.Index < 0 || s.Count < 1 || s.Index >= s.Count {
-		return c, configErr("Shard", "invalid {Shard} %d/%d", s.Index, s.Count)
-	}
-	if n := int64(c.concurrency()); n < int64(s.Count) {
-		return c, configErr("Shard", "{Shard} %s: {Concurrency} %d cannot be split %d ways (each shard needs a connection)", s, n, s.Count)
-	}
-	if c.Requests > 0 && c.Requests < int64(s.Count) {
-		return c, configErr("Shard", "{Shard} %s: {Requests} %d cannot be split %d ways (each shard needs a request)", s, c.Requests, s.Count)
-	}
-	if c.Rate.Freq > 0 && c.Rate.Freq < int64(s.Count) {
-		return c, configErr("Shard", "{Shard} %s: {Rate} %d/%v cannot be split %d ways (each shard needs a request per period)", s, c.Rate.Freq, c.Rate.pacer().Per, s.Count)
-	}
-	c.Concurrency = int(s.Share(int64(c.concurrency())))
-	c.Requests = s.Share(c.Requests)
-	c.Rate.Freq = s.Share(c.Rate.Freq)
-	return c, nil
-}
-
 // TLS holds the https settings, by file name and by the names ab and Go
 // use, so that a command line maps onto it one flag to one field.
 type TLS struct {
@@ -309,48 +282,49 @@ type TLS struct {
 	ServerName string
 }
 
-// check applies ab's checks, in ab's order, to the load's shape.
-func (c *Config) check() error {
-	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
-		return configErr("Concurrency", "{Concurrency} %d is out of range [1..%d]", c.Concurrency, MaxConcurrency)
-	}
-	if err := c.checkDecoding(); err != nil {
-		return err
-	}
-	switch c.Engine {
-	case "", EngineAuto, EngineLoop, EngineGoroutine, EngineLoopTasks:
-	default:
-		return configErr("Engine", "unknown {Engine} %q (want auto, loop, loop-tasks or goroutine)", c.Engine)
-	}
-	if c.Warmup < 0 {
-		return configErr("Warmup", "invalid {Warmup} %v", c.Warmup)
-	}
-	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
-		return configErr("Rate", "invalid {Rate} %d/%v", c.Rate.Freq, c.Rate.Per)
-	}
-	if c.Pipeline > load.MaxPipeline {
-		return configErr("Pipeline", "{Pipeline} %d is above the maximum depth, %d", c.Pipeline, load.MaxPipeline)
-	}
-	if c.Pipeline > 1 && c.Rate.Freq > 0 {
-		return configErr("Pipeline", "{Pipeline} and {Rate} cannot be combined (pipelining is closed-loop)")
-	}
-	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 && c.Targeter == nil {
-		return configErr("Rate", "{Rate} needs {Requests} or {Duration}: gb never runs unbounded")
-	}
-	if c.Rate.Freq > 0 && c.Duration > 0 && c.Rate.Within(c.Duration) == 0 {
-		return configErr("Rate", "{Rate} %s sends no request within {Duration} %v: its first interval, 1/rate, ends after it", c.Rate.pacer(), c.Duration)
-	}
-	if (c.Duration > 0 || c.Targeter != nil) && c.Requests == 0 {
-		return nil // bounded by the time or the Targeter's end
-	}
-	if c.Requests <= 0 {
-		return configErr("Requests", "invalid {Requests} %d", c.Requests)
-	}
-	if int64(c.concurrency()) > c.Requests {
-		return configErr("Concurrency", "{Concurrency} %d is greater than {Requests} %d", c.concurrency(), c.Requests)
-	}
-	return nil
+// Protocol names the HTTP version a load speaks (Config.Protocol).
+type Protocol string
+
+// The protocols.
+const (
+	ProtocolHTTP1 Protocol = "h1"  // HTTP/1.1, the default
+	ProtocolHTTP2 Protocol = "h2"  // HTTP/2 over TLS, negotiated with ALPN "h2" (https:// URLs)
+	ProtocolH2C   Protocol = "h2c" // HTTP/2 over cleartext TCP with prior knowledge (http:// URLs)
+	// ProtocolHTTP3 is HTTP/3 over QUIC: https:// URLs, UDP to the URL's
+	// port, ALPN "h3".
+	ProtocolHTTP3 Protocol = "h3"
+)
+
+// Target is one request of a load with several targets (Config.Targets,
+// gb --targets or several URLs). Its fields are its own: Method and Body
+// are not taken from the Config. What the Config says of every request
+// (Headers, Cookies, BasicAuth, UserAgent, ContentType, KeepAlive,
+// Proxy, TLS, timeouts) applies to every target; a Target's Headers are
+// sent after the Config's, and a Content-Type among them replaces
+// Config.ContentType for it. A Target's Body is sent with no Content-Type
+// unless its Headers or Config.ContentType give one (as vegeta sends it);
+// a POST, PUT or PATCH without a Body is sent with Content-Length: 0.
+type Target struct {
+	URL     string   // as Config.URL: http://host[:port]/path or https://…
+	Method  string   // "" = GET, or POST when Body is non-nil
+	Headers []string // extra header lines "Name: value", after Config.Headers
+	Body    []byte   // request body, sent with Content-Length; nil = none
+
+	// Source says where the target was read, for error messages
+	// ("targets.txt:3", as ReadTargets sets it); "" = "target N", its
+	// place in the load's list of targets.
+	Source string
 }
+
+// Order names how a load with several targets spreads its requests over
+// them (Config.Order).
+type Order string
+
+// The orders.
+const (
+	OrderRoundRobin Order = "round-robin" // request i goes to target i mod k: equal shares
+	OrderRandom     Order = "random"      // each request's target drawn from Config.Seed and its index
+)
 
 func (c *Config) concurrency() int { return max(c.Concurrency, 1) }
 

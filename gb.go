@@ -18,8 +18,6 @@
 package gb
 
 import (
-	"context"
-
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -33,19 +31,6 @@ const Version = "0.1.0"
 // (docs/json.md); renderers, gb report, compare and merge all
 // read it. It is filled in one place, Plan.Run, and not changed after.
 type Result = stats.Result
-
-// Run checks cfg, runs its load until its budget, its time limit or ctx
-// ends it, and returns the result. Cancelling ctx stops the load as a
-// signal does: the result is still complete. Errors are those of NewPlan;
-// once the load starts, failures are counted in the Result, not returned.
-func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
-	p, err := NewPlan(cfg, opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	return p.Run(ctx)
-}
 
 // Merge returns one Result of several runs of the same load, such as the
 // shards of one test run by several processes: counts are sums, latency

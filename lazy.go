@@ -29,9 +29,9 @@ var otherRows = stats.TargetStats{Method: "*", URL: fmt.Sprintf("(the other URLs
 // from the next target as it is sent (load.Feed), in the worker's slot of
 // the client's Targets, and the rows that count them.
 type lazyTargets struct {
-	cfg   *Config // the Plan's, for what applies to every target
-	plan  *Plan   // for a new address's client Config
-	slots []client.Target
+	cfg       *Config                                        // the Plan's, for what applies to every target
+	newClient func(*Config, *target) (*client.Config, error) // a new address's client Config (Plan.clientConfig)
+	slots     []client.Target
 
 	// The addresses of the stream's targets, learnt as they come: the
 	// client Config of each (the first is the Plan's), published for the
@@ -97,28 +97,29 @@ func targeterErr(err error) error {
 	return fmt.Errorf("the Targeter failed: %w", err)
 }
 
-// useLazy gives the Plan's client a request slot per worker.
-func (p *Plan) useLazy(l *lazyTargets) {
+// attach gives the Plan's client cc, whose first target is t, a request
+// slot per worker; cfg is the Plan's Config and newClient makes another
+// address's client Config (Plan.clientConfig). A nil l does nothing.
+func (l *lazyTargets) attach(cfg *Config, t *target, cc *client.Config, newClient func(*Config, *target) (*client.Config, error)) {
 	if l == nil {
 		return
 	}
-	l.cfg, l.plan = &p.cfg, p
-	l.slots = make([]client.Target, p.cfg.concurrency())
+	l.cfg, l.newClient = cfg, newClient
+	l.slots = make([]client.Target, cfg.concurrency())
 	l.addrOf = make([]int, len(l.slots))
-	p.client.Targets = l.slots
-	l.origins = map[string]int{p.target.url.Scheme + "://" + p.target.url.Host: 0}
-	l.list = []*client.Config{p.client}
+	cc.Targets = l.slots
+	l.origins = map[string]int{t.url.Scheme + "://" + t.url.Host: 0}
+	l.list = []*client.Config{cc}
 	list := l.list
 	l.configs.Store(&list)
-	p.lazy = l
 }
 
-// lazyLoad makes lc's workers take their targets from the Targeter.
-func (p *Plan) lazyLoad(lc *load.Config) {
-	if p.lazy == nil {
+// use makes lc's workers take their targets from the Targeter; a nil l
+// leaves lc as it is.
+func (l *lazyTargets) use(lc *load.Config) {
+	if l == nil {
 		return
 	}
-	l := p.lazy
 	lc.Feed = l.feed
 	lc.Order = load.Order{Targets: MaxTargetRows + 1}
 	lc.NewConn = func(ctx context.Context) load.Conn { return client.NewStreamMulti(ctx, &l.configs, l.addrOf) }
@@ -194,7 +195,7 @@ func (l *lazyTargets) address(tc *Config, t *target) (int, error) {
 	if err := checkFileLimit(l.cfg.concurrency() * (len(l.list) + 1)); err != nil {
 		return 0, err
 	}
-	cc, err := l.plan.clientConfig(tc, t)
+	cc, err := l.newClient(tc, t)
 	if err != nil {
 		return 0, err
 	}
@@ -243,10 +244,10 @@ func urlTemplate(t *target) string {
 	return u
 }
 
-// describeLazy gives a Targeter load's Result its order and the room
-// for its rows, which nameRows names after the run.
-func (p *Plan) describeLazy(r *stats.Result) {
-	if p.lazy == nil {
+// describe gives a Targeter load's Result its order and the room for
+// its rows, which nameRows names after the run; a nil l adds nothing.
+func (l *lazyTargets) describe(r *stats.Result) {
+	if l == nil {
 		return
 	}
 	r.Target.Order = OrderStream
@@ -254,9 +255,8 @@ func (p *Plan) describeLazy(r *stats.Result) {
 }
 
 // nameRows names a Targeter load's rows and drops the ones no measured
-// request used.
-func (p *Plan) nameRows(r *stats.Result) {
-	l := p.lazy
+// request used; a nil l does nothing.
+func (l *lazyTargets) nameRows(r *stats.Result) {
 	if l == nil {
 		return
 	}

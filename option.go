@@ -1,11 +1,12 @@
 package gb
 
 import (
+	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/internal/profile"
 	"github.com/gb-bench/gb/stats"
@@ -43,17 +44,6 @@ type Progress struct {
 	ConnsOpen int64          // connections open (opened minus closed, as of the last ended request)
 	P50, P99  time.Duration  // total latency in a recently closed interval of the series (--interval, about two old); 0 until one closed
 	Server    ServerLive     // the server's CPU and GC while WithProfile captures; zero without it
-}
-
-// ServerLive is what WithProfile's capture reads from the server while
-// the load runs: CPU from its cpu profile windows, GC from its
-// /debug/vars polled once a second. The zero value means nothing read
-// (no capture, no expvar, or no window closed yet).
-type ServerLive struct {
-	Known    bool    // CPU or GC was read at least once
-	CPU      float64 // cores the server was busy in the last CPU window; 0 without the cpu kind
-	GC       int64   // GC cycles since the load started
-	GCRecent int64   // GC cycles in the last second
 }
 
 // WithProgress calls f every interval (0 = 100 ms) while the load runs,
@@ -164,4 +154,52 @@ func (o *options) observer() func(*load.Exchange, stats.Outcome) {
 	return func(x *load.Exchange, out stats.Outcome) {
 		f(Exchange{Outcome: out, Status: x.Status, Err: x.Err})
 	}
+}
+
+// progressOf is the engine's snapshot s as Progress, with the server's
+// live state from capture.
+func progressOf(s load.Progress, capture *atomic.Pointer[profile.Capture]) Progress {
+	return Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
+		Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
+		Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
+		Server: serverLive(capture.Load().Live())}
+}
+
+// checkProfile validates the profile request before the run: its errors
+// are ConfigErrors like every other setting's.
+func (o *options) checkProfile(t *target, tc TLS) error {
+	if o.profile.Kinds == "" {
+		if o.profile.URL != "" || o.profile.Dir != "" {
+			return configErr("Profile.URL", "{Profile.URL} and {Profile.Dir} need {Profile.Kinds}")
+		}
+		return nil
+	}
+	_, err := o.profile.config(t, tc)
+	return err
+}
+
+// prepareProfile prepares the capture of the target's profiles
+// (profile.Prepare): it begins with the measured load (measure.begin).
+// Without a profile request, or when the target has no pprof, it returns
+// nil; then it warns once, before the load, and the run goes on.
+func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profile.Capture {
+	if o.profile.Kinds == "" {
+		return nil
+	}
+	cfg, err := o.profile.config(t, tc)
+	if o.progress != nil {
+		cfg.LiveEvery = time.Second // for Progress.Server
+	}
+	if err == nil {
+		var c *profile.Capture
+		if c, err = profile.Prepare(ctx, cfg); err == nil {
+			return c
+		}
+	}
+	msg := "server profile: " + err.Error() + "; the run goes on without a profile"
+	if _, ok := errors.AsType[*profile.NoPprofError](err); ok {
+		msg += ` or a diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
+	}
+	o.warn(msg)
+	return nil
 }

@@ -37,12 +37,25 @@ type Plan struct {
 	client *client.Config
 	loops  int // event loops; 0 = a goroutine per connection
 	pool   *connPool
-	multi  *multiTarget    // several targets (targets.go); nil = one
+	multi  *multiTarget    // several targets (multi.go); nil = one
 	lazy   *lazyTargets    // Config.Targeter's (lazy.go); nil = none
 	h2     *h2.Config      // HTTP/2 clients' configuration; nil = HTTP/1.1
 	h3     *h3.Config      // HTTP/3 clients' configuration; nil = not HTTP/3
 	script *script.Program // Config.Script compiled; nil = none
 	checks *check.Set      // Config.Checks parsed; nil = none
+}
+
+// Run checks cfg, runs its load until its budget, its time limit or ctx
+// ends it, and returns the result. Cancelling ctx stops the load as a
+// signal does: the result is still complete. Errors are those of NewPlan;
+// once the load starts, failures are counted in the Result, not returned.
+func Run(ctx context.Context, cfg Config, opts ...Option) (*Result, error) {
+	p, err := NewPlan(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(ctx)
 }
 
 // NewPlan checks cfg and prepares it. Its errors are one line each; a
@@ -97,10 +110,11 @@ func NewPlan(cfg Config, opts ...Option) (*Plan, error) {
 	if p.client, err = p.clientConfig(cfg.firstTarget(), t); err != nil {
 		return nil, cfg.firstErr(err)
 	}
-	if err := p.prepareTargets(cfg.firstTarget()); err != nil {
+	if p.multi, err = prepareTargets(&p.cfg, cfg.firstTarget(), p.client, p.clientConfig); err != nil {
 		return nil, err
 	}
-	p.useLazy(lazy)
+	lazy.attach(&p.cfg, p.target, p.client, p.clientConfig)
+	p.lazy = lazy
 	if p.h2, err = newH2(&cfg, t, req, p.client, p.multi); err != nil {
 		return nil, err
 	}
@@ -131,6 +145,28 @@ func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Target }
 // proxy's, or the --connect-to address's) IP and port, or the unix
 // socket's path.
 func (p *Plan) Addr() string { return p.client.Addr }
+
+// UnixSocket returns the path of the unix socket the Plan's connections
+// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
+func (p *Plan) UnixSocket() string {
+	if p.client.Network == "unix" {
+		return p.client.Addr
+	}
+	return ""
+}
+
+// Targets returns the Plan's targets as "METHOD URL" (the URL without
+// credentials), in the load's order; one for a Plan of one target.
+func (p *Plan) Targets() []string {
+	if p.multi == nil {
+		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
+	}
+	out := make([]string, len(p.multi.names))
+	for i, n := range p.multi.names {
+		out[i] = n.Method + " " + n.URL
+	}
+	return out
+}
 
 // Engine returns the engine the Plan runs on: EngineLoop, EngineLoopTasks
 // or EngineGoroutine.
@@ -259,7 +295,8 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 	var group *script.Group
 	if p.script != nil {
 		var err error
-		if group, err = p.scriptLoad(&lc); err != nil {
+		newClient := func() (*client.Config, error) { return p.clientConfig(p.cfg.firstTarget(), p.target) }
+		if group, err = scriptLoad(&lc, p.script, p.client, newClient); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -286,7 +323,7 @@ func (p *Plan) run(ctx context.Context, cfg Config, extra []Option) (*Result, er
 		m.begin(false)
 	}
 	res := run.Run(ctx, p.base(&cfg, &o)) // returns after OnMeasure did
-	p.nameRows(res)
+	p.lazy.nameRows(res)
 	res.Client = m.cost(readSelf())
 	res.Client.Engine = string(p.Engine())
 	if p.loops > 0 {
@@ -343,25 +380,16 @@ func (p *Plan) loadConfig(cfg *Config, o *options, capture *atomic.Pointer[profi
 		lc.KeepOpen = o.carry && p.client.KeepAlive
 		lc.NewConn = p.pool.newConn
 	} else {
-		p.useH2(&lc)
+		useH2(&lc, p.h2)
 	}
 	if o.progress != nil {
 		lc.ProgressInterval = o.progressEvery
 		lc.Progress = func(s load.Progress) { o.progress(progressOf(s, capture)) }
 	}
-	p.multiLoad(&lc)
-	p.useH3(&lc, pooled, o.carry) // after multiLoad: HTTP/3's clients reach several addresses themselves
-	p.lazyLoad(&lc)
+	p.multi.spread(&lc)
+	useH3(&lc, p.h3, p.pool, pooled, o.carry) // after spread: HTTP/3's clients reach several addresses themselves
+	p.lazy.use(&lc)
 	return lc
-}
-
-// progressOf is the engine's snapshot s as Progress, with the server's
-// live state from capture.
-func progressOf(s load.Progress, capture *atomic.Pointer[profile.Capture]) Progress {
-	return Progress{Done: s.Done, Elapsed: s.Elapsed, OK: s.Outcomes[stats.OK],
-		Non2xx: s.Outcomes[stats.Non2xx], Failed: s.Outcomes.Failed(), Outcomes: s.Outcomes,
-		Retries: s.Retries, Late: s.Late, ConnsOpen: s.ConnsOpen, P50: s.P50, P99: s.P99,
-		Server: serverLive(capture.Load().Live())}
 }
 
 // base is the part of the result the engine does not know: what was asked.
@@ -398,10 +426,17 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 			StartAt:        cfg.StartAt.UTC().Round(0),
 		},
 	}
-	p.describeTargets(&res)
+	p.multi.describe(&res)
 	p.describeChecks(&res)
-	p.describeLazy(&res)
+	p.lazy.describe(&res)
 	return res
+}
+
+// describeChecks gives res one account per check, counts zero.
+func (p *Plan) describeChecks(res *stats.Result) {
+	for _, e := range p.checks.Exprs() {
+		res.Checks = append(res.Checks, stats.CheckStats{Expr: e})
+	}
 }
 
 // noteTLS copies the first TLS session's details into res.Server.
@@ -437,7 +472,7 @@ func (p *Plan) clientConfig(cfg *Config, t *target) (*client.Config, error) {
 	if cc.Timeout <= 0 {
 		cc.Timeout = 30 * time.Second
 	}
-	if err := p.route(cfg, t, cc); err != nil {
+	if err := route(cfg, t, cc, p.opts.profile); err != nil {
 		return nil, err
 	}
 	if cc.Network != "unix" {
@@ -494,32 +529,4 @@ func (p *Plan) cpus() int {
 // together stay near 64 MiB, never below 4 KiB.
 func bufferSize(concurrency int) int {
 	return min(max((64<<20)/max(concurrency, 1), 4<<10), 16<<10)
-}
-
-// resolve returns host's first address (IPv4 preferred), or the literal
-// itself.
-func resolve(host string) (string, error) {
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.String(), nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		var dns *net.DNSError
-		if errors.As(err, &dns) {
-			err = errors.New(dns.Err)
-		}
-		return "", fmt.Errorf("cannot resolve host %q: %v", host, err)
-	}
-	for _, a := range addrs {
-		if a.IP.To4() != nil {
-			return a.IP.String(), nil
-		}
-	}
-	return addrs[0].IP.String(), nil
-}
-
-func (c *Config) keepAlive() bool {
-	return c.KeepAlive || c.Pipeline > 1 || c.http2() || c.http3()
 }

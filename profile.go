@@ -1,11 +1,9 @@
 package gb
 
 import (
-	"context"
 	"errors"
 	"net"
 	"strconv"
-	"time"
 
 	"github.com/gb-bench/gb/internal/profile"
 )
@@ -22,19 +20,6 @@ type Profile struct {
 	// Dir is where the profiles are saved; "" = a new
 	// ./gb-profiles/<time> directory.
 	Dir string
-}
-
-// checkProfile validates the profile request before the run: its errors
-// are ConfigErrors like every other setting's.
-func (o *options) checkProfile(t *target, tc TLS) error {
-	if o.profile.Kinds == "" {
-		if o.profile.URL != "" || o.profile.Dir != "" {
-			return configErr("Profile.URL", "{Profile.URL} and {Profile.Dir} need {Profile.Kinds}")
-		}
-		return nil
-	}
-	_, err := o.profile.config(t, tc)
-	return err
 }
 
 // config builds the capture's configuration: the kinds, the pprof URL
@@ -66,30 +51,15 @@ func (pr Profile) config(t *target, tc TLS) (profile.Config, error) {
 	return cfg, nil
 }
 
-// prepareProfile prepares the capture of the target's profiles
-// (profile.Prepare): it begins with the measured load (measure.begin).
-// Without a profile request, or when the target has no pprof, it returns
-// nil; then it warns once, before the load, and the run goes on.
-func (o *options) prepareProfile(ctx context.Context, t *target, tc TLS) *profile.Capture {
-	if o.profile.Kinds == "" {
-		return nil
-	}
-	cfg, err := o.profile.config(t, tc)
-	if o.progress != nil {
-		cfg.LiveEvery = time.Second // for Progress.Server
-	}
-	if err == nil {
-		var c *profile.Capture
-		if c, err = profile.Prepare(ctx, cfg); err == nil {
-			return c
-		}
-	}
-	msg := "server profile: " + err.Error() + "; the run goes on without a profile"
-	if _, ok := errors.AsType[*profile.NoPprofError](err); ok {
-		msg += ` or a diagnosis (a Go server serves pprof with import _ "net/http/pprof")`
-	}
-	o.warn(msg)
-	return nil
+// ServerLive is what WithProfile's capture reads from the server while
+// the load runs: CPU from its cpu profile windows, GC from its
+// /debug/vars polled once a second. The zero value means nothing read
+// (no capture, no expvar, or no window closed yet).
+type ServerLive struct {
+	Known    bool    // CPU or GC was read at least once
+	CPU      float64 // cores the server was busy in the last CPU window; 0 without the cpu kind
+	GC       int64   // GC cycles since the load started
+	GCRecent int64   // GC cycles in the last second
 }
 
 // serverLive is the capture's live readings as Progress shows them.

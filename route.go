@@ -2,53 +2,23 @@ package gb
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/gb-bench/gb/internal/client"
 )
 
-// unixHost is the Host header (and the report's host) of an http+unix://
-// URL, whose authority is a socket path rather than a name.
-const unixHost = "localhost"
-
-// parseUnixTarget parses an http+unix:// or https+unix:// URL, rest being
-// what follows "://": the socket's path percent-encoded as the authority
-// (http+unix://%2Frun%2Fapp.sock/path, as requests-unixsocket writes it),
-// then the path and query; user:password@ before the path is sent as
-// Basic credentials, as in any URL. The request goes to Host: localhost.
-func parseUnixTarget(scheme, rest string) (*target, error) {
-	i := strings.IndexAny(rest, "/?#")
-	if i < 0 {
-		i = len(rest)
-	}
-	auth, user := rest[:i], ""
-	if at := strings.LastIndex(auth, "@"); at >= 0 {
-		user, auth = auth[:at+1], auth[at+1:] // credentials, sent as the URL's are
-	}
-	socket, err := url.PathUnescape(auth)
-	if err != nil || socket == "" {
-		return nil, configErr("URL", "invalid %s+unix:// URL: want the socket's path percent-encoded as the host, e.g. %s+unix://%%2Frun%%2Fapp.sock/path", scheme, scheme)
-	}
-	t, err := parseTarget(scheme + "://" + user + unixHost + rest[i:])
-	if err != nil {
-		return nil, err
-	}
-	t.socket = socket
-	t.url.Scheme, t.url.Host = scheme+"+unix", socket // url.URL writes the host percent-encoded
-	return t, nil
-}
-
 // route fills in where cc's connections go: a unix socket, a proxy
 // (forwarding http://, tunnelling https:// with CONNECT) or the URL's host,
 // after the --connect-to rules, resolved once so that no request waits on
-// DNS. cfg and t are the target's (a many-target load routes each).
-func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
-	if pr := p.opts.profile; pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
+// DNS. cfg and t are the target's (a many-target load routes each); pr
+// is the run's profile request (WithProfile).
+func route(cfg *Config, t *target, cc *client.Config, pr Profile) error {
+	if pr.Kinds != "" && pr.URL == "" && (cfg.UnixSocket != "" || t.socket != "" || len(cfg.ConnectTo) > 0) {
 		return configErr("Profile.URL", "{Profile.Kinds} with a unix socket or {ConnectTo} needs {Profile.URL} (the profiles are fetched over TCP from the URL's host)")
 	}
 	if cfg.UnixSocket != "" || t.socket != "" {
@@ -77,15 +47,6 @@ func (p *Plan) route(cfg *Config, t *target, cc *client.Config) error {
 	return nil
 }
 
-// UnixSocket returns the path of the unix socket the Plan's connections
-// go to (Config.UnixSocket, or the http+unix:// URL's), or "" over TCP.
-func (p *Plan) UnixSocket() string {
-	if p.client.Network == "unix" {
-		return p.client.Addr
-	}
-	return ""
-}
-
 // routeUnix points cc at the unix socket (Config.UnixSocket, or
 // urlSocket, the http+unix:// URL's), which must exist now: a missing one
 // ends the run before it starts, as a host that does not resolve does.
@@ -103,66 +64,26 @@ func routeUnix(cfg *Config, urlSocket string, cc *client.Config) error {
 	return nil
 }
 
-// connectTo applies the first --connect-to rule that matches host and
-// port, returning the host and port to connect to (the URL's when no rule
-// matches). A malformed rule is a ConfigError, whether it matches or not.
-func connectTo(rules []string, host string, port int) (string, string, error) {
-	toHost, toPort := host, strconv.Itoa(port)
-	matched := false
-	for _, r := range rules {
-		f, err := splitConnectTo(r)
-		if err != nil {
-			return "", "", configErr("ConnectTo", "invalid {ConnectTo} %q: %v", r, err)
+// resolve returns host's first address (IPv4 preferred), or the literal
+// itself.
+func resolve(host string) (string, error) {
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.String(), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			err = errors.New(dns.Err)
 		}
-		if matched || (f[0] != "" && !strings.EqualFold(f[0], host)) || (f[1] != "" && f[1] != strconv.Itoa(port)) {
-			continue
-		}
-		matched = true
-		if f[2] != "" {
-			toHost = f[2]
-		}
-		if f[3] != "" {
-			toPort = f[3]
+		return "", fmt.Errorf("cannot resolve host %q: %v", host, err)
+	}
+	for _, a := range addrs {
+		if a.IP.To4() != nil {
+			return a.IP.String(), nil
 		}
 	}
-	return toHost, toPort, nil
-}
-
-// splitConnectTo splits "HOST:PORT:ADDR:PORT" into its four fields, the
-// hosts possibly bracketed IPv6 literals (brackets removed), each field
-// possibly empty; ports, when given, are 1 to 65535.
-func splitConnectTo(rule string) ([4]string, error) {
-	var f [4]string
-	rest := rule
-	for i := range f {
-		if rest == "" && i < 3 {
-			return f, fmt.Errorf("want HOST:PORT:ADDR:PORT")
-		}
-		if i%2 == 0 && strings.HasPrefix(rest, "[") {
-			end := strings.Index(rest, "]")
-			if end < 0 {
-				return f, fmt.Errorf("unclosed [ in an IPv6 address")
-			}
-			f[i], rest = rest[1:end], rest[end+1:]
-			if rest != "" && rest[0] != ':' {
-				return f, fmt.Errorf("want ':' after ]")
-			}
-			rest = strings.TrimPrefix(rest, ":")
-			continue
-		}
-		if i == 3 {
-			f[i], rest = rest, ""
-		} else {
-			var ok bool
-			if f[i], rest, ok = strings.Cut(rest, ":"); !ok {
-				return f, fmt.Errorf("want HOST:PORT:ADDR:PORT")
-			}
-		}
-		if i%2 == 1 && f[i] != "" {
-			if n, err := strconv.Atoi(f[i]); err != nil || n < 1 || n > 65535 {
-				return f, fmt.Errorf("invalid port %q", f[i])
-			}
-		}
-	}
-	return f, nil
+	return addrs[0].IP.String(), nil
 }

@@ -62,14 +62,16 @@ func (c *Config) compileScript(t *target) (*script.Program, error) {
 // scriptLoad makes a load's script threads, one per event loop (or per
 // connection on the goroutine engine), runs setup() and init(), asks the
 // first thread for one request to learn the pipeline depth (as wrk does)
-// and makes lc's connections use the threads. The caller sets the
-// group's OnError and OnStop and closes it.
-func (p *Plan) scriptLoad(lc *load.Config) (*script.Group, error) {
+// and makes lc's connections use the threads. prog is Config.Script
+// compiled, cc the Plan's client Config and newClient makes another for
+// the first target (Plan.clientConfig). The caller sets the group's
+// OnError and OnStop and closes it.
+func scriptLoad(lc *load.Config, prog *script.Program, cc *client.Config, newClient func() (*client.Config, error)) (*script.Group, error) {
 	n := lc.Concurrency
 	if lc.Loops > 0 {
 		n = min(lc.Loops, n)
 	}
-	g, err := p.script.NewGroup(n, p.client.Addr)
+	g, err := prog.NewGroup(n, cc.Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +84,11 @@ func (p *Plan) scriptLoad(lc *load.Config) (*script.Group, error) {
 	if depth := first.Len(); depth > 1 {
 		if lc.Pacer != nil {
 			g.Close()
-			return nil, configErr("Script", "%s: request() pipelines %d requests: not with {Rate} (pipelining is closed-loop)", p.cfg.Script, depth)
+			return nil, configErr("Script", "%s: request() pipelines %d requests: not with {Rate} (pipelining is closed-loop)", prog.File(), depth)
 		}
 		lc.Pipeline = min(depth, load.MaxPipeline)
 	}
-	ccs, err := p.threadClients(g, lc.Pipeline > 1)
+	ccs, err := threadClients(g, lc.Pipeline > 1, cc, newClient)
 	if err != nil {
 		g.Close()
 		return nil, err
@@ -102,14 +104,14 @@ func (p *Plan) scriptLoad(lc *load.Config) (*script.Group, error) {
 	return g, nil
 }
 
-// threadClients returns each thread's client configuration: the Plan's,
-// or for a thread whose setup() changed thread.addr, one that dials
-// that address. pipelined keeps connections alive (wrk always does).
-func (p *Plan) threadClients(g *script.Group, pipelined bool) ([]*client.Config, error) {
-	base := p.client
+// threadClients returns each thread's client configuration: the Plan's
+// (base), or for a thread whose setup() changed thread.addr, one that
+// dials that address (made by newClient). pipelined keeps connections
+// alive (wrk always does).
+func threadClients(g *script.Group, pipelined bool, base *client.Config, newClient func() (*client.Config, error)) ([]*client.Config, error) {
 	if pipelined && !base.KeepAlive {
 		var err error
-		if base, err = p.clientConfig(p.cfg.firstTarget(), p.target); err != nil {
+		if base, err = newClient(); err != nil {
 			return nil, err
 		}
 		base.KeepAlive = true
@@ -120,7 +122,7 @@ func (p *Plan) threadClients(g *script.Group, pipelined bool) ([]*client.Config,
 		if t.Addr == base.Addr {
 			continue
 		}
-		cc, err := p.clientConfig(p.cfg.firstTarget(), p.target)
+		cc, err := newClient()
 		if err != nil {
 			return nil, err
 		}

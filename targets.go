@@ -1,46 +1,9 @@
 package gb
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
-
-	"github.com/gb-bench/gb/internal/client"
-	"github.com/gb-bench/gb/internal/h2"
-	"github.com/gb-bench/gb/internal/load"
-	"github.com/gb-bench/gb/stats"
-)
-
-// Target is one request of a load with several targets (Config.Targets,
-// gb --targets or several URLs). Its fields are its own: Method and Body
-// are not taken from the Config. What the Config says of every request
-// (Headers, Cookies, BasicAuth, UserAgent, ContentType, KeepAlive,
-// Proxy, TLS, timeouts) applies to every target; a Target's Headers are
-// sent after the Config's, and a Content-Type among them replaces
-// Config.ContentType for it. A Target's Body is sent with no Content-Type
-// unless its Headers or Config.ContentType give one (as vegeta sends it);
-// a POST, PUT or PATCH without a Body is sent with Content-Length: 0.
-type Target struct {
-	URL     string   // as Config.URL: http://host[:port]/path or https://…
-	Method  string   // "" = GET, or POST when Body is non-nil
-	Headers []string // extra header lines "Name: value", after Config.Headers
-	Body    []byte   // request body, sent with Content-Length; nil = none
-
-	// Source says where the target was read, for error messages
-	// ("targets.txt:3", as ReadTargets sets it); "" = "target N", its
-	// place in the load's list of targets.
-	Source string
-}
-
-// Order names how a load with several targets spreads its requests over
-// them (Config.Order).
-type Order string
-
-// The orders.
-const (
-	OrderRoundRobin Order = "round-robin" // request i goes to target i mod k: equal shares
-	OrderRandom     Order = "random"      // each request's target drawn from Config.Seed and its index
 )
 
 // targetList is the load's targets: URL (with the Config's Method, Body
@@ -90,85 +53,6 @@ func (c *Config) forTarget(t *Target) *Config {
 	return &tc
 }
 
-// multiTarget is a Plan's many targets: their requests and the addresses
-// they are sent to. nil in a Plan of one target.
-type multiTarget struct {
-	order   load.Order
-	names   []stats.TargetStats // URL and method of each, for Result.Targets
-	clients []*client.Config    // one per distinct address; the Plan's own client is one of them
-	addrOf  []int               // target -> index in clients
-	method0 string              // the first target's method, for Result.Target
-	body0   int64               // the first target's body length
-	h2      []h2.Target         // every target's request, for HTTP/2 (newH2)
-	h2s     []*h2.Config        // HTTP/2 on several addresses: each address's configuration (newH2); nil otherwise
-}
-
-// prepareTargets parses and checks every target of a Config with several
-// and builds their requests, before any load: an error names the target
-// (its Source) and is a *ConfigError for the caller's mistakes. Targets on
-// one address (IP and port, and the server name over TLS) share its
-// client Config, so a worker keeps one connection per address.
-func (p *Plan) prepareTargets(first *Config) error {
-	cfg := &p.cfg
-	list := cfg.targetList()
-	if len(list) < 2 {
-		return nil
-	}
-	m := &multiTarget{order: load.Order{Targets: len(list), Random: cfg.Order == OrderRandom, Seed: uint64(cfg.Seed)},
-		method0: first.method(), body0: int64(len(first.Body))}
-	reqs := make([]client.Target, len(list))
-	byHost := map[string]int{} // scheme://host:port -> index in m.clients
-	byAddr := map[string]int{} // resolved address (and server name) -> index in m.clients
-	for i := range list {
-		tc := cfg.forTarget(&list[i])
-		src := list[i].source(i)
-		t, err := parseTarget(tc.URL)
-		if err != nil {
-			return targetErr(src, tc.URL, err)
-		}
-		t.ownBody = i > 0 || cfg.URL == ""
-		req, err := buildRequest(tc, t)
-		if err != nil {
-			return targetErr(src, "", err)
-		}
-		method := tc.method()
-		reqs[i] = client.Target{Request: req.Append(nil), Head: method == "HEAD", Idempotent: idempotent(method)}
-		m.h2 = append(m.h2, h2.Target{Request: req, Idempotent: idempotent(method)})
-		m.names = append(m.names, stats.TargetStats{URL: t.url.Redacted(), Method: method})
-		hostKey := t.url.Scheme + "://" + t.url.Host
-		a, ok := byHost[hostKey]
-		if !ok {
-			cc := p.client
-			if i > 0 {
-				if cc, err = p.clientConfig(tc, t); err != nil {
-					return targetErr(src, "", err)
-				}
-			}
-			addrKey := cc.Addr
-			if t.tls {
-				addrKey += " " + t.host
-			}
-			if a, ok = byAddr[addrKey]; !ok {
-				a = len(m.clients)
-				byAddr[addrKey] = a
-				m.clients = append(m.clients, cc)
-			}
-			byHost[hostKey] = a
-		}
-		m.addrOf = append(m.addrOf, a)
-	}
-	for _, cc := range m.clients {
-		cc.Targets = reqs
-	}
-	if len(m.clients) > 1 { // a connection per worker and address
-		if err := checkFileLimit(cfg.concurrency() * len(m.clients)); err != nil {
-			return err
-		}
-	}
-	p.multi = m
-	return nil
-}
-
 // source names target i of the load's list in an error message.
 func (t *Target) source(i int) string {
 	if t.Source != "" {
@@ -198,51 +82,4 @@ func idempotent(method string) bool {
 		return true
 	}
 	return false
-}
-
-// multiLoad makes a load of several targets spread its requests by the
-// order and count each target; with targets on several addresses, each
-// worker gets a client per address (client.Multi). The connections the
-// Plan carries between runs (Carry) are then not kept.
-func (p *Plan) multiLoad(lc *load.Config) {
-	m := p.multi
-	if m == nil {
-		return
-	}
-	lc.Order = m.order
-	if len(m.clients) > 1 {
-		lc.KeepOpen = false
-		lc.NewConn = func(ctx context.Context) load.Conn { return client.NewMulti(ctx, m.clients, m.addrOf) }
-		if m.h2s != nil {
-			lc.NewConn = func(ctx context.Context) load.Conn { return h2.NewMulti(ctx, m.h2s, m.addrOf) }
-		}
-	}
-}
-
-// describeTargets adds the targets' names and order to a Result of a
-// Plan with several, whose Target describes the first.
-func (p *Plan) describeTargets(r *stats.Result) {
-	m := p.multi
-	if m == nil {
-		return
-	}
-	r.Target.Method, r.Target.BodyLength = m.method0, m.body0
-	r.Target.Order, r.Target.Seed = string(OrderRoundRobin), 0
-	if m.order.Random {
-		r.Target.Order, r.Target.Seed = string(OrderRandom), int64(m.order.Seed)
-	}
-	r.Targets = append([]stats.TargetStats(nil), m.names...)
-}
-
-// Targets returns the Plan's targets as "METHOD URL" (the URL without
-// credentials), in the load's order; one for a Plan of one target.
-func (p *Plan) Targets() []string {
-	if p.multi == nil {
-		return []string{p.cfg.firstTarget().method() + " " + p.target.url.Redacted()}
-	}
-	out := make([]string, len(p.multi.names))
-	for i, n := range p.multi.names {
-		out[i] = n.Method + " " + n.URL
-	}
-	return out
 }

@@ -2,61 +2,10 @@ package gb
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 )
-
-// ReadTargets reads a targets file in vegeta's http format (path "-" is
-// the standard input):
-//
-//	# a comment: the whole line
-//	GET http://localhost:8080/a
-//	X-Account: 8675309
-//
-//	POST http://localhost:8080/things
-//	Content-Type: application/json
-//	@things.json
-//
-// Each target is a "METHOD URL" line (METHOD in capitals), then header
-// lines "Name: value", then optionally "@path", a file whose content is
-// the body (the path as written: relative to the current directory). A
-// blank line, the @path line or the next "METHOD URL" line ends a target,
-// so a list of "GET URL" lines with no blank line between them is a list
-// of targets, as in vegeta. A body file must be a regular file, as -p's
-// (a device or a pipe could be endless or never end). Every problem is
-// one *ConfigError naming the file and line ("targets.txt:3: want
-// \"METHOD URL\", got \"GETT\""); the URLs are checked as NewPlan checks
-// them.
-func ReadTargets(path string) ([]Target, error) { return ReadTargetsFormat(path, TargetsHTTP) }
-
-// ParseTargets parses a targets file's content in the http format (see
-// ReadTargets); name is the file's name in error messages and in each
-// Target's Source.
-func ParseTargets(name string, r io.Reader) ([]Target, error) {
-	return ParseTargetsFormat(name, r, TargetsHTTP)
-}
-
-// ReadTargetsFormat is ReadTargets for a file in format: TargetsHTTP
-// (and "") or TargetsJSON (see TargetReader).
-func ReadTargetsFormat(path, format string) ([]Target, error) {
-	tr, err := OpenTargets(path, format)
-	if err != nil {
-		return nil, err
-	}
-	defer tr.Close()
-	return tr.all()
-}
-
-// ParseTargetsFormat is ParseTargets for content in format.
-func ParseTargetsFormat(name string, r io.Reader, format string) ([]Target, error) {
-	tr, err := NewTargetReader(name, r, format)
-	if err != nil {
-		return nil, err
-	}
-	return tr.all()
-}
 
 // targetsParser is the http format's state: the targets read and not
 // yet taken (pop), and whether the last one still takes header and body

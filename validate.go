@@ -3,6 +3,8 @@ package gb
 import (
 	"crypto/tls"
 	"net"
+
+	"github.com/gb-bench/gb/internal/load"
 )
 
 // Validate reports the first reason c cannot run, as a *ConfigError
@@ -133,4 +135,47 @@ func (o TLS) check() error {
 		return err
 	}
 	return setCiphers(&c, o.Ciphers)
+}
+
+// check applies ab's checks, in ab's order, to the load's shape.
+func (c *Config) check() error {
+	if c.Concurrency < 0 || c.Concurrency > MaxConcurrency {
+		return configErr("Concurrency", "{Concurrency} %d is out of range [1..%d]", c.Concurrency, MaxConcurrency)
+	}
+	if err := c.checkDecoding(); err != nil {
+		return err
+	}
+	switch c.Engine {
+	case "", EngineAuto, EngineLoop, EngineGoroutine, EngineLoopTasks:
+	default:
+		return configErr("Engine", "unknown {Engine} %q (want auto, loop, loop-tasks or goroutine)", c.Engine)
+	}
+	if c.Warmup < 0 {
+		return configErr("Warmup", "invalid {Warmup} %v", c.Warmup)
+	}
+	if c.Rate.Freq < 0 || c.Rate.Per < 0 {
+		return configErr("Rate", "invalid {Rate} %d/%v", c.Rate.Freq, c.Rate.Per)
+	}
+	if c.Pipeline > load.MaxPipeline {
+		return configErr("Pipeline", "{Pipeline} %d is above the maximum depth, %d", c.Pipeline, load.MaxPipeline)
+	}
+	if c.Pipeline > 1 && c.Rate.Freq > 0 {
+		return configErr("Pipeline", "{Pipeline} and {Rate} cannot be combined (pipelining is closed-loop)")
+	}
+	if c.Rate.Freq > 0 && c.Duration == 0 && c.Requests == 0 && c.Targeter == nil {
+		return configErr("Rate", "{Rate} needs {Requests} or {Duration}: gb never runs unbounded")
+	}
+	if c.Rate.Freq > 0 && c.Duration > 0 && c.Rate.Within(c.Duration) == 0 {
+		return configErr("Rate", "{Rate} %s sends no request within {Duration} %v: its first interval, 1/rate, ends after it", c.Rate.pacer(), c.Duration)
+	}
+	if (c.Duration > 0 || c.Targeter != nil) && c.Requests == 0 {
+		return nil // bounded by the time or the Targeter's end
+	}
+	if c.Requests <= 0 {
+		return configErr("Requests", "invalid {Requests} %d", c.Requests)
+	}
+	if int64(c.concurrency()) > c.Requests {
+		return configErr("Concurrency", "{Concurrency} %d is greater than {Requests} %d", c.concurrency(), c.Requests)
+	}
+	return nil
 }
