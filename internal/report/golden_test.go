@@ -3,38 +3,19 @@ package report
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// golden compares got with testdata/name. With -update it rewrites the
-// file; on a mismatch it writes testdata/name.got for diffing.
+// golden compares got with testdata/name (testsupport.Golden; -update
+// rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		_ = os.Remove(path + ".got")
-		return
-	}
-	if err := os.WriteFile(path+".got", got, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Errorf("%s differs from the golden file; see %s.got (go test -update accepts it)", path, path)
+	testsupport.Golden(t, name, got, *update)
 }
 
 // textOf is r's text report with default options.
