@@ -303,27 +303,7 @@ func quantileQuery(native bool, phase string) string {
 // before any request.
 func TestMetricsAddrBadInput(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	for _, tc := range []struct {
-		addr, want string
-		code       int
-	}{
-		{"9100", "want host:port", exitUsage},
-		{busy.Addr().String(), "address already in use", exitFailure},
-		{"192.0.2.1:9100", "cannot assign requested address", exitFailure}, // TEST-NET-1: on no machine
-	} {
-		r := runGB(t, "-n", "5", "--metrics-addr", tc.addr, srv.URL()+"/")
-		if r.code != tc.code || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("--metrics-addr %s: exit %d, stderr %q; want %d and one line with %q", tc.addr, r.code, r.stderr, tc.code, tc.want)
-		}
-		if strings.Contains(r.stdout, "Complete requests") {
-			t.Errorf("--metrics-addr %s: the load ran", tc.addr)
-		}
-	}
+	listenBadInput(t, srv.URL(), "--metrics-addr", "9100", true)
 	if r := runGB(t, "-n", "5", "--metrics-buckets", "1ms,0", srv.URL()+"/"); r.code != exitUsage {
 		t.Errorf("--metrics-buckets 1ms,0: exit %d, %q", r.code, r.stderr)
 	}

@@ -22,27 +22,7 @@ import (
 // --metrics-addr, before any request.
 func TestWebBadInput(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	for _, tc := range []struct {
-		addr, want string
-		code       int
-	}{
-		{"8089", "want host:port", exitUsage},
-		{busy.Addr().String(), "address already in use", exitFailure},
-		{"192.0.2.1:8089", "cannot assign requested address", exitFailure}, // TEST-NET-1: on no machine
-	} {
-		r := runGB(t, "-n", "5", "--web", tc.addr, srv.URL()+"/")
-		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || tc.code == exitFailure && strings.Count(r.stderr, "\n") != 1 {
-			t.Errorf("--web %s: exit %d, stderr %q; want %d and one line with %q", tc.addr, r.code, r.stderr, tc.code, tc.want)
-		}
-		if strings.Contains(r.stdout, "Complete requests") {
-			t.Errorf("--web %s: the load ran", tc.addr)
-		}
-	}
+	listenBadInput(t, srv.URL(), "--web", "8089", false)
 	if r := runGB(t, "-n", "5", "--web", ":0", "--web-linger", "soon", srv.URL()+"/"); r.code != exitUsage {
 		t.Errorf("--web-linger soon: exit %d, %q", r.code, r.stderr)
 	}
@@ -235,4 +215,34 @@ func keys(m map[string]bool) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// listenBadInput runs a load with flag (an address gb listens on: --web,
+// --metrics-addr) set to a malformed address (a usage error, 22), a port
+// in use and an address not on this machine (one line, exit 1), and checks
+// that no load ran. With oneLine, the usage error is one line too.
+func listenBadInput(t *testing.T, url, flag, port string, oneLine bool) {
+	t.Helper()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tc := range []struct {
+		addr, want string
+		code       int
+	}{
+		{port, "want host:port", exitUsage},
+		{busy.Addr().String(), "address already in use", exitFailure},
+		{"192.0.2.1:" + port, "cannot assign requested address", exitFailure}, // TEST-NET-1: on no machine
+	} {
+		r := runGB(t, "-n", "5", flag, tc.addr, url+"/")
+		lines := strings.Count(r.stderr, "\n")
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || (oneLine || tc.code == exitFailure) && lines != 1 {
+			t.Errorf("%s %s: exit %d, stderr %q; want %d and one line with %q", flag, tc.addr, r.code, r.stderr, tc.code, tc.want)
+		}
+		if strings.Contains(r.stdout, "Complete requests") {
+			t.Errorf("%s %s: the load ran", flag, tc.addr)
+		}
+	}
 }
