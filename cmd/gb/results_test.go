@@ -109,7 +109,7 @@ func TestRunOnlyOptions(t *testing.T) {
 	}
 	for _, run := range []string{"run-1", "run-2"} {
 		if _, err := os.Stat(filepath.Join(dir, run, "allocs.pb.gz")); err != nil {
-			t.Errorf("--repeat 2 --profile-dir: %v", err)
+			t.Errorf("--repeat 2 --profile-dir: %v; gb's stderr (its profile notes say why a file is missing):\n%s", err, errs)
 		}
 	}
 	for _, flag := range []string{"--threshold=p99<1s", "--repeat=2", "--warmup=1s", "--hgrm=x.hgrm"} {
