@@ -103,13 +103,13 @@ func TestRunOnlyOptions(t *testing.T) {
 		t.Errorf("--hgrm -: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	dir := filepath.Join(t.TempDir(), "prof")
-	code, _, errs = inProcess("-q", "-k", "-t", "1", "-n", "1000000", "--repeat", "2", "--profile=allocs", "--profile-dir", dir, srv.URL()+"/hello")
+	code, out, errs = inProcess("-k", "-t", "1", "-n", "1000000", "--repeat", "2", "--profile=allocs", "--profile-dir", dir, srv.URL()+"/hello")
 	if code != 0 {
 		t.Fatalf("--repeat --profile: exit %d: %s", code, errs)
 	}
 	for _, run := range []string{"run-1", "run-2"} {
 		if _, err := os.Stat(filepath.Join(dir, run, "allocs.pb.gz")); err != nil {
-			t.Errorf("--repeat 2 --profile-dir: %v; gb's stderr (its profile notes say why a file is missing):\n%s", err, errs)
+			t.Errorf("--repeat 2 --profile-dir: %v; gb's report (its profile notes say why a file is missing):\n%s", err, out)
 		}
 	}
 	for _, flag := range []string{"--threshold=p99<1s", "--repeat=2", "--warmup=1s", "--hgrm=x.hgrm"} {
