@@ -5,6 +5,7 @@ package evloop
 import (
 	"fmt"
 	"iter"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,12 @@ type Loop struct {
 	events   []unix.EpollEvent
 	stopping atomic.Bool
 	woken    atomic.Bool // a wake is pending in wakefd
+	// wakeMu orders wake's write to wakefd before Close, or Close before
+	// it: a wake from another goroutine (Interrupt, a past deadline) may
+	// come after Close, when wakefd's number may already name another
+	// file of the process, which its 8 bytes would corrupt.
+	wakeMu sync.Mutex
+	closed bool // Close ran: wakefd is no longer ours; guarded by wakeMu
 	// soonest is the earliest time, in nanoseconds since epoch, at which a
 	// parked task's deadline or sleep may run out: the loop scans its tasks
 	// then, not before (0 = nothing pending). Scans lower it to the true
@@ -93,8 +100,13 @@ func newTimer(epfd int) int {
 	return fd
 }
 
-// Close releases the epoll instance, eventfd and timerfd. Call it after Run returned.
+// Close releases the epoll instance, eventfd and timerfd. Call it after
+// Run returned. Interrupt may still be called afterwards (a stop from
+// another goroutine racing the run's end): it then does nothing.
 func (l *Loop) Close() {
+	l.wakeMu.Lock()
+	l.closed = true
+	l.wakeMu.Unlock()
 	_ = unix.Close(l.epfd)
 	_ = unix.Close(l.wakefd)
 	if l.timerfd >= 0 {
@@ -118,7 +130,7 @@ func (l *Loop) Go(fn func(t *Task)) *Task {
 
 // Interrupt makes every wait of every task end at once, now and from then
 // on: I/O fails as timed out, dials fail, sleeps return. Safe for
-// concurrent use.
+// concurrent use, and after Close (where it does nothing).
 func (l *Loop) Interrupt() {
 	l.stopping.Store(true)
 	l.wake()
@@ -127,9 +139,16 @@ func (l *Loop) Interrupt() {
 // Interrupted reports whether Interrupt was called.
 func (l *Loop) Interrupted() bool { return l.stopping.Load() }
 
-// wake makes a blocked epoll_wait return and the loop scan its tasks.
+// wake makes a blocked epoll_wait return and the loop scan its tasks; a
+// closed loop's wake writes nothing. The lock is taken only when no wake
+// is pending, so at most once per wait of the loop, beside a syscall.
 func (l *Loop) wake() {
 	if l.woken.Swap(true) {
+		return
+	}
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	if l.closed {
 		return
 	}
 	var one = [8]byte{1}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gb-bench/gb/internal/testsupport"
+	"golang.org/x/sys/unix"
 )
 
 // dial connects to addr on tk with a zero Dialer.
@@ -128,6 +129,73 @@ func TestInterruptEndsEveryWait(t *testing.T) {
 	if err := <-errs; err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("interrupted read: %v", err)
 	}
+}
+
+// TestWakeAfterCloseWritesNothing: a wake that comes after Close, as a
+// run's stop timer firing while the load ends does (Interrupt), or a past
+// deadline set on a connection of the closed loop, writes nothing. The
+// eventfd's number then names whatever file the process opened next (here
+// a pipe, as the kernel reuses the lowest free number; in gb, the server
+// profile's next connection), and the wake's 8 bytes would go into it.
+func TestWakeAfterCloseWritesNothing(t *testing.T) {
+	addr := testsupport.EchoLines(t)
+	for _, tc := range []struct {
+		name string
+		wake func(l *Loop, c net.Conn)
+	}{
+		{"Interrupt", func(l *Loop, _ net.Conn) { l.Interrupt() }},
+		{"past deadline", func(_ *Loop, c net.Conn) { _ = c.SetDeadline(time.Unix(1, 0)) }},
+	} {
+		l, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conn net.Conn
+		l.Go(func(tk *Task) {
+			if conn, err = dial(tk, addr); err == nil {
+				conn.Close()
+			}
+		})
+		l.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wakefd := l.wakefd
+		l.Close()
+		r, w := pipeAt(t, wakefd)
+		tc.wake(l, conn)
+		n, err := unix.Read(r, make([]byte, 64))
+		if n > 0 || err != unix.EAGAIN {
+			t.Errorf("%s after Close: the file now at the eventfd's number %d got %d bytes (%v)", tc.name, wakefd, n, err)
+		}
+		unix.Close(r)
+		unix.Close(w)
+	}
+}
+
+// pipeAt opens non-blocking pipes until one's write end has the number
+// fd (the kernel gives the lowest free number, so it comes within a few
+// when fd was just closed), closes the others, and returns that one.
+func pipeAt(t *testing.T, fd int) (r, w int) {
+	t.Helper()
+	var spare []int
+	defer func() {
+		for _, f := range spare {
+			unix.Close(f)
+		}
+	}()
+	for range 16 {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		if p[1] == fd {
+			return p[0], p[1]
+		}
+		spare = append(spare, p[0], p[1])
+	}
+	t.Fatalf("no pipe got file number %d: another file took it", fd)
+	return -1, -1
 }
 
 func TestDialRefusedLooksLikeNet(t *testing.T) {
