@@ -137,6 +137,7 @@ type Capture struct {
 	// Owned by Start, then by Stop.
 	base       map[Kind]*pprof.Profile
 	varsBefore *memStats
+	varsErr    error // why varsBefore is nil
 
 	// Owned by the CPU goroutine; read after wg.Wait.
 	cpu     *pprof.Profile
@@ -244,7 +245,7 @@ func (c *Capture) begin() {
 	}
 	c.begun = true
 	c.snapshot(c.base)
-	c.varsBefore, _ = c.readVars()
+	c.varsBefore, c.varsErr = c.readVars()
 	var ready sync.WaitGroup
 	if c.has(CPU) {
 		c.launch(&ready, c.runCPU)
@@ -316,7 +317,7 @@ func (c *Capture) Stop(requests int64) *stats.ServerProfile {
 		sp.Runtime = runtimeDelta(c.varsBefore, varsAfter)
 	}
 	if sp.Runtime == nil {
-		c.note("runtime: no memstats at %s: allocation and GC counts need expvar", c.varsShown())
+		c.noteRuntime(varsErr)
 	}
 	c.summariseCPU(sp)
 	d := diagnose.New(requests, sp.Kinds)
@@ -422,6 +423,30 @@ func (c *Capture) readVarsWithin(d time.Duration) (*memStats, error) {
 	ctx, cancel := context.WithTimeout(c.bg, d)
 	defer cancel()
 	return c.f.readVars(ctx, c.vars)
+}
+
+// noteRuntime says why there are no runtime counters: a reading failed
+// (before the load, else after, whose error is after), or the counters
+// went backwards between them.
+func (c *Capture) noteRuntime(after error) {
+	err, when := c.varsErr, "before"
+	if err == nil {
+		err, when = after, "after"
+	}
+	switch {
+	case err == nil:
+		c.note("runtime: the memstats at %s went backwards during the load (did the server restart?)", c.varsShown())
+	case isNoMemstats(err):
+		c.note("runtime: no memstats at %s (%v): allocation and GC counts need expvar", c.varsShown(), err)
+	default:
+		c.note("runtime: cannot read the memstats at %s %s the load: %v", c.varsShown(), when, err)
+	}
+}
+
+// isNoMemstats reports whether err says the target serves no memstats.
+func isNoMemstats(err error) bool {
+	_, ok := errors.AsType[*noMemstatsError](err)
+	return ok
 }
 
 // varsShown is the expvar URL for notes.

@@ -24,9 +24,21 @@ type memStats struct {
 	PauseNs      [256]uint64 // the last 256 GC pauses, the latest at (NumGC+255)%256
 }
 
-// readVars fetches /debug/vars and returns its memstats.
+// noMemstatsError is readVars' error when the target serves no expvar
+// memstats (as opposed to a reading that failed): Why says what it
+// served instead.
+type noMemstatsError struct{ Why string }
+
+func (e *noMemstatsError) Error() string { return e.Why }
+
+// readVars fetches /debug/vars and returns its memstats. A missing page
+// (an HTTP error status), a body that is not expvar's JSON or one without
+// memstats is a *noMemstatsError; other errors are the fetch's.
 func (f *fetcher) readVars(ctx context.Context, rel string) (*memStats, error) {
 	b, err := f.get(ctx, rel, maxVars, nil)
+	if se, ok := errors.AsType[*StatusError](err); ok {
+		return nil, &noMemstatsError{se.Error()}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -35,10 +47,10 @@ func (f *fetcher) readVars(ctx context.Context, rel string) (*memStats, error) {
 		MemStats *memStats `json:"memstats"`
 	}
 	if err := json.NewDecoder(b.reader()).Decode(&v); err != nil {
-		return nil, errors.New("not expvar JSON")
+		return nil, &noMemstatsError{"not expvar JSON"}
 	}
 	if v.MemStats == nil {
-		return nil, errors.New("no memstats")
+		return nil, &noMemstatsError{"no memstats in its JSON"}
 	}
 	return v.MemStats, nil
 }

@@ -1,6 +1,13 @@
 package profile
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,5 +37,43 @@ func TestMaxPause(t *testing.T) {
 		if got := maxPause(tc.since, tc.after); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRuntimeNoteSaysWhy: without runtime counters, the note tells a
+// target without expvar (the page is missing: serve expvar) from a
+// reading that failed (the connection broke: say when, and how), so
+// that a broken fetch is not mistaken for a server to change.
+func TestRuntimeNoteSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vars http.HandlerFunc
+		want string
+	}{
+		{"no expvar", http.NotFound, "runtime: no memstats at http://%s/debug/vars (HTTP 404: 404 page not found): allocation and GC counts need expvar"},
+		{"broken connection", func(w http.ResponseWriter, r *http.Request) {
+			c, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				c.Write([]byte("\x01\x00\x00\x00\x00\x00\x00\x00HTTP/1.1 200 OK\r\n\r\n"))
+				c.Close()
+			}
+		}, "runtime: cannot read the memstats at http://%s/debug/vars before the load: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/debug/pprof/", pprof.Index)
+			mux.HandleFunc("/debug/vars", tc.vars)
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			c, err := Start(context.Background(), Config{URL: srv.URL + "/debug/pprof/", Dir: t.TempDir(), Kinds: []Kind{Heap}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := c.Stop(1)
+			want := fmt.Sprintf(tc.want, srv.Listener.Addr())
+			if sp.Runtime != nil || !slices.ContainsFunc(sp.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+				t.Errorf("runtime %+v, notes %q; want a note starting %q", sp.Runtime, sp.Notes, want)
+			}
+		})
 	}
 }
