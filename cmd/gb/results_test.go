@@ -103,13 +103,32 @@ func TestRunOnlyOptions(t *testing.T) {
 		t.Errorf("--hgrm -: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	dir := filepath.Join(t.TempDir(), "prof")
-	code, out, errs = inProcess("-k", "-t", "1", "-n", "1000000", "--repeat", "2", "--profile=allocs", "--profile-dir", dir, srv.URL()+"/hello")
+	js := filepath.Join(t.TempDir(), "runs.json")
+	code, _, errs = inProcess("-q", "-k", "-t", "1", "-n", "1000000", "--repeat", "2", "--profile=allocs", "--profile-dir", dir, "--json", js, srv.URL()+"/hello")
 	if code != 0 {
 		t.Fatalf("--repeat --profile: exit %d: %s", code, errs)
 	}
-	for _, run := range []string{"run-1", "run-2"} {
-		if _, err := os.Stat(filepath.Join(dir, run, "allocs.pb.gz")); err != nil {
-			t.Errorf("--repeat 2 --profile-dir: %v; gb's report (its profile notes say why a file is missing):\n%s", err, out)
+	f, _ := os.Open(js)
+	runs, err := stats.ReadRuns(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("--repeat 2 --json: %v", err)
+	}
+	if len(runs.Runs) != 2 {
+		t.Fatalf("--repeat 2 --json: %d runs", len(runs.Runs))
+	}
+	// Each run's folder has its allocs profile, and its memstats were read
+	// before and after the load: the test server serves both, so a note
+	// is a fetch that broke (once, the 8 bytes of an event loop's late
+	// wake written into the fetch's connection).
+	for i, run := range []string{"run-1", "run-2"} {
+		sp := runs.Runs[i].Profile
+		if sp == nil {
+			t.Errorf("%s: no server profile; gb's stderr:\n%s", run, errs)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, run, "allocs.pb.gz")); err != nil || sp.Runtime == nil {
+			t.Errorf("--repeat 2 --profile-dir: %s: %v, runtime %+v; its profile notes: %q", run, err, sp.Runtime, sp.Notes)
 		}
 	}
 	for _, flag := range []string{"--threshold=p99<1s", "--repeat=2", "--warmup=1s", "--hgrm=x.hgrm"} {
