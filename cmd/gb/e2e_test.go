@@ -12,32 +12,81 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gb-bench/gb/stats"
 )
 
-// gbBin is the gb binary built once for the tests that need a process of
-// its own: signals, the process's exit code, file and memory limits, and
-// profiles that must hold the server alone.
-var gbBin string
-
+// TestMain removes the gb binary that gbBin built, if a test asked for
+// one. It does no setup of its own: a fuzz worker (which runs TestMain
+// too, once per worker process and again after each restart) or a -run
+// that picks only in-process tests pays for no build.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "gb-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gbBin = filepath.Join(dir, "gb")
-	if out, err := exec.Command("go", "build", "-o", gbBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building gb: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if gbBuild.dir != "" {
+		os.RemoveAll(gbBuild.dir)
+	}
 	os.Exit(code)
+}
+
+// gbBuild is the gb binary built at the first gbBin call, for the tests
+// that need a process of its own: signals, the process's exit code, file
+// and memory limits, and profiles that must hold the server alone.
+var gbBuild struct {
+	once sync.Once
+	dir  string // the temporary directory holding it; "" until built
+	path string // "" when the build failed
+	err  string // the build's error and output
+}
+
+// gbBin returns the path of the gb binary, building it on first use; a
+// failed build fails tb (and every later caller).
+func gbBin(tb testing.TB) string {
+	tb.Helper()
+	gbBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gb-e2e-")
+		if err != nil {
+			gbBuild.err = err.Error()
+			return
+		}
+		gbBuild.dir = dir
+		path := filepath.Join(dir, "gb")
+		if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
+			gbBuild.err = fmt.Sprintf("building gb: %v\n%s", err, out)
+			return
+		}
+		gbBuild.path = path
+	})
+	if gbBuild.path == "" {
+		tb.Fatal(gbBuild.err)
+	}
+	return gbBuild.path
+}
+
+// TestFuzzingBuildsNothing: a fuzz run of FuzzParseArgs (whose TestMain
+// runs in the coordinator and again in every worker process) builds no
+// gb binary: the test binary fuzzes it with a "go" on PATH that only
+// records that it ran.
+func TestFuzzingBuildsNothing(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "go-ran")
+	fake := "#!/bin/sh\necho \"$@\" >> " + ran + "\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.fuzz=^FuzzParseArgs$", "-test.fuzztime=50x",
+		"-test.fuzzcachedir="+filepath.Join(dir, "cache"), "-test.parallel=2")
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if b, _ := os.ReadFile(ran); len(b) > 0 {
+		t.Errorf("fuzzing ran go %s", b)
+	}
+	if err != nil {
+		t.Errorf("fuzzing FuzzParseArgs: %v\n%s", err, out)
+	}
 }
 
 // result is one run of gb: in this process (gb) or of the binary
@@ -86,7 +135,7 @@ type lockedBuffer = heldWriter
 func gbProcess(t *testing.T, args ...string) result {
 	t.Helper()
 	skipUnderRace(t)
-	cmd := exec.Command(gbBin, args...)
+	cmd := exec.Command(gbBin(t), args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)

@@ -85,7 +85,7 @@ func liveURL(t *testing.T) string {
 // report and no panel.
 func TestLivePanelInTmux(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 8 -c 10 -s 1 '%s'; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 8 -c 10 -s 1 '%s'; sleep 60", gbBin(t), liveURL(t)))
 	s, ok := p.await(4*time.Second, func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) })
 	if !ok {
 		t.Fatalf("no panel with failures and a current req/s during the run:\n%s", s)
@@ -115,7 +115,7 @@ func TestLivePanelInTmux(t *testing.T) {
 // still prints the full report, and the panel is gone.
 func TestLivePanelCtrlC(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; sleep 60", gbBin(t), liveURL(t)))
 	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
 		t.Fatalf("no panel during the run:\n%s", s)
 	}
@@ -138,7 +138,7 @@ func TestLivePanelCtrlC(t *testing.T) {
 // TestScreenLeavesTerminalClean calls the exit's hook directly.
 func TestLivePanelSecondCtrlC(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; echo exit=$?; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; echo exit=$?; sleep 60", gbBin(t), liveURL(t)))
 	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
 		t.Fatalf("no panel during the run:\n%s", s)
 	}
@@ -162,7 +162,7 @@ var (
 // one, none; no line wider).
 func TestLivePanelFollowsResize(t *testing.T) {
 	skipUnderRace(t)
-	p := startTmux(t, fmt.Sprintf("%s -t 10 -c 4 '%s'; sleep 60", gbBin, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 10 -c 4 '%s'; sleep 60", gbBin(t), liveURL(t)))
 	if s, ok := p.await(4*time.Second, panelBar.MatchString); !ok {
 		t.Fatalf("no bar in the panel during the run:\n%s", s)
 	}
@@ -194,7 +194,7 @@ var (
 func TestRampPanelInTmux(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s ramp -k -c 4 --rate-from 100 --rate-to 200 --rate-step 100 --step-time 3s --pause 0 '%s'; sleep 60",
-		gbBin, liveURL(t)))
+		gbBin(t), liveURL(t)))
 	s, ok := p.await(8*time.Second, func(s string) bool { return panelRampRow.MatchString(s) && rampTarget2.MatchString(s) })
 	if !ok {
 		t.Fatalf("no first step's row above step 2's panel:\n%s", s)
@@ -216,7 +216,7 @@ func TestRampPanelInTmux(t *testing.T) {
 func TestLivePanelServerInTmux(t *testing.T) {
 	skipUnderRace(t)
 	dir := t.TempDir()
-	p := startTmux(t, fmt.Sprintf("%s -t 5 -c 4 --profile=cpu --profile-dir %s '%s'; sleep 60", gbBin, dir, liveURL(t)))
+	p := startTmux(t, fmt.Sprintf("%s -t 5 -c 4 --profile=cpu --profile-dir %s '%s'; sleep 60", gbBin(t), dir, liveURL(t)))
 	if s, ok := p.await(5*time.Second, serverLine.MatchString); !ok {
 		t.Fatalf("no server line during a --profile run:\n%s", s)
 	}

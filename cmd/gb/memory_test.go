@@ -15,7 +15,7 @@ import (
 func maxRSS(t *testing.T, args ...string) int64 {
 	t.Helper()
 	skipUnderRace(t)
-	cmd := exec.Command(gbBin, args...)
+	cmd := exec.Command(gbBin(t), args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gb %v: %v\n%s", args, err, out)
 	}

@@ -25,6 +25,7 @@ import (
 // report renders the merged file as gb merge printed it, gb compare and
 // --threshold accept it.
 func TestShardProcessesMerge(t *testing.T) {
+	gbBin(t) // built before the --start-at time is taken: building takes seconds
 	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	at := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second)
@@ -32,7 +33,7 @@ func TestShardProcessesMerge(t *testing.T) {
 	args := func(shard string, out string) []string {
 		return []string{"-q", "-k", "-n", "2001", "-c", "4", "--shard", shard, "--start-at", at.Format(time.RFC3339), "--json", out, srv.URL() + "/hello"}
 	}
-	c0 := exec.Command(gbBin, args("0/2", s0)...)
+	c0 := exec.Command(gbBin(t), args("0/2", s0)...)
 	if err := c0.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func runShardFiles(t *testing.T, url, dir string, n int, at time.Time) []string 
 	cmds := make([]*exec.Cmd, n)
 	for i := range n {
 		files[i] = filepath.Join(dir, fmt.Sprintf("s%d-%d.json", i, at.Unix()))
-		cmds[i] = exec.Command(gbBin, "-q", "-k", "-n", "40", "-c", "4", "--shard", fmt.Sprintf("%d/%d", i, n),
+		cmds[i] = exec.Command(gbBin(t), "-q", "-k", "-n", "40", "-c", "4", "--shard", fmt.Sprintf("%d/%d", i, n),
 			"--start-at", at.Format(time.RFC3339), "--json", files[i], url)
 		if err := cmds[i].Start(); err != nil {
 			t.Fatal(err)
@@ -116,6 +117,7 @@ func runShardFiles(t *testing.T, url, dir string, n int, at time.Time) []string 
 // file twice (one path or two names of one file), a copy of a shard, a
 // copy of an unsplit run and a shard of another --start-at are refused.
 func TestMergeMissingShards(t *testing.T) {
+	gbBin(t) // built before the --start-at time is taken: building takes seconds
 	srv := testsupport.Server(t, testserver.Options{})
 	dir := t.TempDir()
 	at := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second)

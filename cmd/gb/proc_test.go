@@ -11,7 +11,7 @@ import (
 func startGB(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	skipUnderRace(t)
-	cmd := exec.Command(gbBin, args...)
+	cmd := exec.Command(gbBin(t), args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {

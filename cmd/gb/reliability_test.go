@@ -102,7 +102,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // naming the limit, exit 22.
 func TestFileLimit(t *testing.T) {
 	skipUnderRace(t)
-	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" -c 200 -n 200 http://127.0.0.1:1/`, gbBin)
+	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" -c 200 -n 200 http://127.0.0.1:1/`, gbBin(t))
 	out, _ := cmd.CombinedOutput()
 	want := fmt.Sprintf("gb: -c 200 needs %d open files; the limit is 64 (ulimit -n)\n", 200+32+3*runtime.NumCPU()) // 3 per event loop, one loop per core at most
 	if cmd.ProcessState.ExitCode() != 22 || string(out) != want {

@@ -41,7 +41,7 @@ type watchedGB struct {
 // given (then it is the process's stdout and the caller owns it).
 func startWatched(t *testing.T, out *os.File, args ...string) *watchedGB {
 	t.Helper()
-	return startWatchedCmd(t, out, exec.Command(gbBin, args...))
+	return startWatchedCmd(t, out, exec.Command(gbBin(t), args...))
 }
 
 // startWatchedCmd is startWatched for a command that runs gb (a shell
@@ -246,7 +246,7 @@ func TestSIGINTWhenStartedIgnored(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	g := startWatchedCmd(t, nil, exec.Command("sh", "-c", `trap "" INT; exec "$0" --live=on -c 1 -t 60 --json "$1" "$2"`,
-		gbBin, js, srv.URL()+"/delay?d=5ms"))
+		gbBin(t), js, srv.URL()+"/delay?d=5ms"))
 	g.awaitStderr(t, "elapsed ")
 	g.signal(t, syscall.SIGINT)
 	if code := g.wait(t); code != 1 {
@@ -450,7 +450,7 @@ func TestTerminalClosedWritesFiles(t *testing.T) {
 	skipUnderRace(t)
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
-	p := startTmux(t, "exec "+gbBin+" -c 2 -t 60 --json "+js+" '"+srv.URL()+"/delay?d=5ms'")
+	p := startTmux(t, "exec "+gbBin(t)+" -c 2 -t 60 --json "+js+" '"+srv.URL()+"/delay?d=5ms'")
 	if s, ok := p.await(signalLimit, func(s string) bool { return strings.Contains(s, "elapsed ") }); !ok {
 		t.Fatalf("no live panel:\n%s", s)
 	}

@@ -23,9 +23,10 @@ type initTrace struct {
 // load.
 func startupInits(t *testing.T, args ...string) []initTrace {
 	t.Helper()
+	bin := gbBin(t) // built before the minute starts
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gbBin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -92,7 +92,7 @@ func TestTargetsBadInput(t *testing.T) {
 func gbStdin(t *testing.T, gen func(w io.Writer), args ...string) result {
 	t.Helper()
 	skipUnderRace(t)
-	cmd := exec.Command(gbBin, args...)
+	cmd := exec.Command(gbBin(t), args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	in, err := cmd.StdinPipe()
