@@ -11,6 +11,7 @@ import (
 	"github.com/gb-bench/gb/internal/evloop"
 	"github.com/gb-bench/gb/internal/pace"
 	"github.com/gb-bench/gb/stats"
+	"golang.org/x/sys/unix"
 )
 
 func init() { loopCounts = append(loopCounts, 1) }
@@ -79,5 +80,41 @@ func TestLoopsPaceOnSchedule(t *testing.T) {
 	}
 	if last := (pace.Constant{Freq: 1000, Per: time.Second}).Due(99); res.Elapsed < last {
 		t.Errorf("100 requests at 1000/s ended after %v, before the last was due (%v): sent ahead of the schedule", res.Elapsed, last)
+	}
+}
+
+// TestStopAfterRunWritesNothing: a Stop that comes after Run returned, as
+// the time limit's timer does when it fires as the load ends, interrupts
+// loops that are closed; it must not write their wakes into the files
+// that took the loops' numbers since (pipes here; in gb, the server
+// profile's next connection, which then failed on 8 stray bytes).
+func TestStopAfterRunWritesNothing(t *testing.T) {
+	var calls atomic.Int64
+	r, err := New(Config{Concurrency: 2, Requests: 10, Loops: 2, NewConn: newFake(&calls, fakeConn{outcome: stats.OK})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(context.Background(), stats.Result{}); res.Complete() != 10 {
+		t.Fatalf("complete %d", res.Complete())
+	}
+	var pipes [][2]int // the lowest free numbers: those the loops gave back
+	defer func() {
+		for _, p := range pipes {
+			unix.Close(p[0])
+			unix.Close(p[1])
+		}
+	}()
+	for range 8 {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		pipes = append(pipes, p)
+	}
+	r.Stop(stats.StopTime, nil)
+	for _, p := range pipes {
+		if n, err := unix.Read(p[0], make([]byte, 64)); n > 0 || err != unix.EAGAIN {
+			t.Errorf("pipe %d->%d got %d bytes after the run (%v)", p[1], p[0], n, err)
+		}
 	}
 }
