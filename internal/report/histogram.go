@@ -41,17 +41,14 @@ func LatencyHistogram(w io.Writer, r *stats.Result, buckets int) error {
 	}
 	edges := logEdges(float64(max(d.Min, 1)), float64(max(d.Max, 1)), buckets)
 	counts := make([]int64, len(edges))
-	for _, bar := range d.Hist.Distribution() {
-		if bar.Count == 0 {
-			continue
-		}
-		v := float64(min(max(bar.To, d.Min), d.Max))
+	eachBucket(d.Hist, func(to, count int64) {
+		v := float64(min(max(to, d.Min), d.Max))
 		i := 0
 		for i < len(edges)-1 && v > edges[i] {
 			i++
 		}
-		counts[i] += bar.Count
-	}
+		counts[i] += count
+	})
 	var most int64
 	for _, n := range counts {
 		most = max(most, n)

@@ -1,6 +1,11 @@
 package report
 
-import "github.com/gb-bench/gb/stats"
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gb-bench/gb/stats"
+)
 
 // ranks answers ab's questions about its array of samples sorted by one
 // phase ("the value at index i") from that phase's HdrHistogram: exact for
@@ -19,15 +24,41 @@ func newRanks(d *stats.Dist) ranks {
 		return ranks{}
 	}
 	r := ranks{min: d.Min, max: d.Max}
-	for _, b := range d.Hist.Distribution() {
-		if b.Count == 0 {
+	eachBucket(d.Hist, func(to, count int64) {
+		r.n += count
+		r.to = append(r.to, to)
+		r.cum = append(r.cum, r.n)
+	})
+	return r
+}
+
+// eachBucket calls f with the highest equivalent value and the count of
+// each non-empty bucket of h, in ascending order: the non-empty bars of
+// h.Distribution(), which allocates a bar for every bucket up to the
+// highest value (a report made five such lists, megabytes, at its peak).
+// It copies h's counts once and maps each index to its value by the
+// HdrHistogram layout: bucket 0 holds sub-buckets 0..2^(m+1)-1 at unit
+// width, each later bucket b the upper half 2^m..2^(m+1)-1 at width 2^b,
+// where m is the half sub-bucket count's magnitude, all scaled by the
+// lowest trackable value's magnitude.
+func eachBucket(h *hdrhistogram.Histogram, f func(to, count int64)) {
+	s := h.Export()
+	unit := int64(0)
+	if s.LowestTrackableValue > 1 {
+		unit = int64(math.Floor(math.Log2(float64(s.LowestTrackableValue))))
+	}
+	single := 2 * math.Pow10(int(s.SignificantFigures))
+	half := max(int64(math.Ceil(math.Log2(single))), 1) - 1 // magnitude
+	for i, n := range s.Counts {
+		if n == 0 {
 			continue
 		}
-		r.n += b.Count
-		r.to = append(r.to, b.To)
-		r.cum = append(r.cum, r.n)
+		idx := int64(i)
+		bucket := max(idx>>half-1, 0)
+		sub := idx - bucket<<half // 0..2^(half+1)-1 in bucket 0, 2^half.. after
+		width := int64(1) << (bucket + unit)
+		f(sub*width+width-1, n)
 	}
-	return r
 }
 
 // at returns the sample at 0-based index i of the sorted samples, i
