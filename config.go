@@ -145,7 +145,7 @@ type Config struct {
 	// Rate.Freq and Concurrency (Shard.Share: the shares of all shards sum
 	// to the whole exactly; shard I's share is always the same). A share
 	// of Requests, Rate or Concurrency that would be 0 is a ConfigError.
-	// Result.Target records the shard and the shares. The zero value = the
+	// Result.Load records the shard and the shares. The zero value = the
 	// whole load.
 	Shard Shard
 

@@ -106,7 +106,7 @@ func ExamplePlan_Step() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("connections:", res.Target.Concurrency, "responses:", res.Complete())
+		fmt.Println("connections:", res.Load.Concurrency, "responses:", res.Complete())
 	}
 	// Output:
 	// connections: 2 responses: 50

@@ -60,8 +60,8 @@ func TestHTTP2Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Counts.Outcomes[stats.OK] != 500 || served.Load() != 500 || res.Target.Engine != "h2c" ||
-		res.Target.Streams != 5 || !res.Target.KeepAlive || res.Counts.ConnsOpened != 2 {
-		t.Errorf("ok %d, served %d, target %+v, connections %d", res.Counts.Outcomes[stats.OK], served.Load(), res.Target, res.Counts.ConnsOpened)
+	if res.Counts.Outcomes[stats.OK] != 500 || served.Load() != 500 || res.Load.Engine != "h2c" ||
+		res.Load.Streams != 5 || !res.Load.KeepAlive || res.Counts.ConnsOpened != 2 {
+		t.Errorf("ok %d, served %d, target %+v, connections %d", res.Counts.Outcomes[stats.OK], served.Load(), res.Load, res.Counts.ConnsOpened)
 	}
 }

@@ -68,9 +68,9 @@ func TestHTTP3Ledger(t *testing.T) {
 		l.H3.Conns != c.ConnsOpened || c.ConnsOpened != 3 || l.TLS.Requests != 0 {
 		t.Errorf("ok %d opened %d; ledger %+v (tls %+v)", c.Outcomes[stats.OK], c.ConnsOpened, l.H3, l.TLS)
 	}
-	if res.Target.Engine != "h3" || res.Target.Streams != 4 || !res.Target.KeepAlive || res.Server.TLSProtocol != "TLSv1.3" ||
+	if res.Load.Engine != "h3" || res.Load.Streams != 4 || !res.Load.KeepAlive || res.Server.TLSProtocol != "TLSv1.3" ||
 		res.Counts.BodyIn != 600*6 {
-		t.Errorf("target %+v, server %+v, body %d", res.Target, res.Server, res.Counts.BodyIn)
+		t.Errorf("target %+v, server %+v, body %d", res.Load, res.Server, res.Counts.BodyIn)
 	}
 }
 

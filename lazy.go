@@ -13,7 +13,7 @@ import (
 	"github.com/gb-bench/gb/stats"
 )
 
-// OrderStream is Result.Target.Order for a load whose targets came from
+// OrderStream is Result.Load.Order for a load whose targets came from
 // Config.Targeter (gb --lazy): its Targets are rows per method and URL
 // template, not one per target.
 const OrderStream = "stream"
@@ -250,7 +250,7 @@ func (l *lazyTargets) describe(r *stats.Result) {
 	if l == nil {
 		return
 	}
-	r.Target.Order = OrderStream
+	r.Load.Order = OrderStream
 	r.Targets = make([]stats.TargetStats, MaxTargetRows+1)
 }
 

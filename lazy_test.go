@@ -225,9 +225,9 @@ func TestLazyFromPipe(t *testing.T) {
 						t.Fatalf("%s sent %d times", k, seen[k])
 					}
 				}
-				if res.Target.Order != gb.OrderStream || len(res.Targets) != 1 || res.Targets[0].Requests != n ||
+				if res.Load.Order != gb.OrderStream || len(res.Targets) != 1 || res.Targets[0].Requests != n ||
 					res.Targets[0].URL != srv.FaultURL()+"/ok?*" {
-					t.Errorf("order %q, rows %+v", res.Target.Order, res.Targets)
+					t.Errorf("order %q, rows %+v", res.Load.Order, res.Targets)
 				}
 				if errs := res.Check(); len(errs) > 0 {
 					t.Errorf("invariants: %v", errs)

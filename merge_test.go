@@ -28,8 +28,8 @@ func TestMergeIsLossless(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta, tb, tm := a.Latency[stats.Total], b.Latency[stats.Total], m.Latency[stats.Total]
-	if m.Complete() != 800 || m.Counts.Status[200] != 800 || m.Counts.Dispatched != 800 || m.Target.Requests != 800 {
-		t.Errorf("merged counts: complete %d, 200s %d, dispatched %d, requests %d", m.Complete(), m.Counts.Status[200], m.Counts.Dispatched, m.Target.Requests)
+	if m.Complete() != 800 || m.Counts.Status[200] != 800 || m.Counts.Dispatched != 800 || m.Load.Requests != 800 {
+		t.Errorf("merged counts: complete %d, 200s %d, dispatched %d, requests %d", m.Complete(), m.Counts.Status[200], m.Counts.Dispatched, m.Load.Requests)
 	}
 	if tm.Hist.TotalCount() != 800 || tm.Count != 800 || tm.Min != min(ta.Min, tb.Min) || tm.Max != max(ta.Max, tb.Max) {
 		t.Errorf("merged total: hist %d count %d min %d max %d", tm.Hist.TotalCount(), tm.Count, tm.Min, tm.Max)

@@ -16,7 +16,7 @@ type multiTarget struct {
 	names   []stats.TargetStats // URL and method of each, for Result.Targets
 	clients []*client.Config    // one per distinct address; the Plan's own client is one of them
 	addrOf  []int               // target -> index in clients
-	method0 string              // the first target's method, for Result.Target
+	method0 string              // the first target's method, for Result.Load
 	body0   int64               // the first target's body length
 	h2      []h2.Target         // every target's request, for HTTP/2 (newH2)
 	h2s     []*h2.Config        // HTTP/2 on several addresses: each address's configuration (newH2); nil otherwise
@@ -114,10 +114,10 @@ func (m *multiTarget) describe(r *stats.Result) {
 	if m == nil {
 		return
 	}
-	r.Target.Method, r.Target.BodyLength = m.method0, m.body0
-	r.Target.Order, r.Target.Seed = string(OrderRoundRobin), 0
+	r.Load.Method, r.Load.BodyLength = m.method0, m.body0
+	r.Load.Order, r.Load.Seed = string(OrderRoundRobin), 0
 	if m.order.Random {
-		r.Target.Order, r.Target.Seed = string(OrderRandom), int64(m.order.Seed)
+		r.Load.Order, r.Load.Seed = string(OrderRandom), int64(m.order.Seed)
 	}
 	r.Targets = append([]stats.TargetStats(nil), m.names...)
 }

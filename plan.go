@@ -138,8 +138,8 @@ func (p *Plan) Request() []byte { return p.req }
 func (p *Plan) Config() Config { return p.cfg }
 
 // Load describes the load the Plan asks for, as its Results will
-// (Result.Target).
-func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Target }
+// (Result.Load).
+func (p *Plan) Load() stats.Load { return p.base(&p.cfg, &p.opts).Load }
 
 // Addr returns the address the load connects to: the target's (or the
 // proxy's, or the --connect-to address's) IP and port, or the unix
@@ -399,7 +399,7 @@ func (p *Plan) base(cfg *Config, o *options) stats.Result {
 		Version:   stats.FormatVersion,
 		GBVersion: Version,
 		Command:   append([]string{}, o.command...), // [] rather than null without WithCommand
-		Target: stats.Load{
+		Load: stats.Load{
 			URL:            t.url.Redacted(),
 			Method:         cfg.method(),
 			Host:           t.host,

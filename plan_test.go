@@ -24,7 +24,7 @@ func TestStepCarriesConnections(t *testing.T) {
 	}
 	defer p.Close()
 	first, err := p.Step(context.Background(), gb.Step{Requests: 400}, gb.Carry())
-	if err != nil || first.Counts.ConnsOpened != 4 || first.Target.Concurrency != 4 || p.Held() != 4 {
+	if err != nil || first.Counts.ConnsOpened != 4 || first.Load.Concurrency != 4 || p.Held() != 4 {
 		t.Fatalf("first step: %v, opened %d, held %d", err, first.Counts.ConnsOpened, p.Held())
 	}
 	second, err := p.Step(context.Background(), gb.Step{Concurrency: 2, Requests: 100})
@@ -49,9 +49,9 @@ func TestStepOfAShardIsItsShare(t *testing.T) {
 	}
 	defer p.Close()
 	res, err := p.Step(context.Background(), gb.Step{Requests: 40})
-	if err != nil || res.Target.Concurrency != 2 || res.Target.Requests != 10 || res.Complete() != 10 {
+	if err != nil || res.Load.Concurrency != 2 || res.Load.Requests != 10 || res.Complete() != 10 {
 		t.Errorf("step of shard 1/4: %v, concurrency %d requests %d complete %d, want 2, 10, 10",
-			err, res.Target.Concurrency, res.Target.Requests, res.Complete())
+			err, res.Load.Concurrency, res.Load.Requests, res.Complete())
 	}
 }
 

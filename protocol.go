@@ -4,7 +4,7 @@ package gb
 // for (Config.Streams).
 const MaxStreams = 1024
 
-// protocol is c.Protocol spelled as Result.Target.Engine says it.
+// protocol is c.Protocol spelled as Result.Load.Engine says it.
 func (c *Config) protocol() string {
 	if c.Protocol == "" {
 		return string(ProtocolHTTP1)

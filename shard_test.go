@@ -104,9 +104,9 @@ func TestShardsMerge(t *testing.T) {
 	const every = 50 * time.Millisecond
 	rs := runShards(t, gb.Config{URL: srv.URL() + "/hello", KeepAlive: true, Concurrency: 4, Requests: 3001, Interval: every}, 2)
 	a, b := rs[0], rs[1]
-	if a.Target.Requests != 1501 || b.Target.Requests != 1500 || a.Target.Concurrency != 2 || b.Target.Concurrency != 2 ||
-		a.Target.Shard != (gb.Shard{Index: 0, Count: 2}) || b.Target.Shard != (gb.Shard{Index: 1, Count: 2}) {
-		t.Fatalf("shard targets: %+v / %+v", a.Target, b.Target)
+	if a.Load.Requests != 1501 || b.Load.Requests != 1500 || a.Load.Concurrency != 2 || b.Load.Concurrency != 2 ||
+		a.Load.Shard != (gb.Shard{Index: 0, Count: 2}) || b.Load.Shard != (gb.Shard{Index: 1, Count: 2}) {
+		t.Fatalf("shard targets: %+v / %+v", a.Load, b.Load)
 	}
 	if a.Complete() != 1501 || b.Complete() != 1500 {
 		t.Fatalf("shards completed %d and %d", a.Complete(), b.Complete())
@@ -115,10 +115,10 @@ func TestShardsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Complete() != 3001 || m.Counts.Dispatched != 3001 || m.Counts.Status[200] != 3001 || m.Target.Requests != 3001 ||
-		m.Target.Concurrency != 4 || !m.Target.Shard.IsZero() {
+	if m.Complete() != 3001 || m.Counts.Dispatched != 3001 || m.Counts.Status[200] != 3001 || m.Load.Requests != 3001 ||
+		m.Load.Concurrency != 4 || !m.Load.Shard.IsZero() {
 		t.Errorf("merged: complete %d dispatched %d 200s %d requests %d concurrency %d shard %v",
-			m.Complete(), m.Counts.Dispatched, m.Counts.Status[200], m.Target.Requests, m.Target.Concurrency, m.Target.Shard)
+			m.Complete(), m.Counts.Dispatched, m.Counts.Status[200], m.Load.Requests, m.Load.Concurrency, m.Load.Shard)
 	}
 	if errs := m.Check(); len(errs) > 0 {
 		t.Errorf("merged result breaks invariants: %v", errs)
@@ -140,8 +140,8 @@ func TestShardsMerge(t *testing.T) {
 	}
 	checkSchema(t, a)
 	ja, jb := back(a), back(b)
-	if ja.Target.Shard != a.Target.Shard {
-		t.Errorf("the shard did not survive JSON: %v", ja.Target.Shard)
+	if ja.Load.Shard != a.Load.Shard {
+		t.Errorf("the shard did not survive JSON: %v", ja.Load.Shard)
 	}
 	mj, err := gb.Merge(ja, jb)
 	if err != nil {

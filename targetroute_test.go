@@ -38,9 +38,9 @@ func TestJSONRecordsRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Counts.Outcomes[stats.OK] != 4 || res.Target.UnixSocket != tc.socket || res.Target.ConnectTo != tc.connectTo {
+		if res.Counts.Outcomes[stats.OK] != 4 || res.Load.UnixSocket != tc.socket || res.Load.ConnectTo != tc.connectTo {
 			t.Errorf("%s %v: ok %d, unix_socket %q, connect_to %q; want %q %q", tc.cfg.URL, tc.cfg.ConnectTo,
-				res.Counts.Outcomes[stats.OK], res.Target.UnixSocket, res.Target.ConnectTo, tc.socket, tc.connectTo)
+				res.Counts.Outcomes[stats.OK], res.Load.UnixSocket, res.Load.ConnectTo, tc.socket, tc.connectTo)
 		}
 		var js bytes.Buffer
 		if err := json.NewEncoder(&js).Encode(res); err != nil {

@@ -68,8 +68,8 @@ HEAD %[1]s/missing
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Targets) != 3 || res.Target.Order != string(gb.OrderRoundRobin) || res.Target.Path != "/small.txt" {
-				t.Fatalf("targets %+v, order %q, first path %q", res.Targets, res.Target.Order, res.Target.Path)
+			if len(res.Targets) != 3 || res.Load.Order != string(gb.OrderRoundRobin) || res.Load.Path != "/small.txt" {
+				t.Fatalf("targets %+v, order %q, first path %q", res.Targets, res.Load.Order, res.Load.Path)
 			}
 			// nginx logs a request after its response: wait for the last lines.
 			testsupport.WaitFor(t, "nginx's log", func() bool { return len(ng.Entries(t)) == n })
@@ -153,8 +153,8 @@ func TestTargetsRandomOrderIsSeeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Target.Order != string(gb.OrderRandom) || res.Target.Seed != seed {
-			t.Errorf("order %q seed %d", res.Target.Order, res.Target.Seed)
+		if res.Load.Order != string(gb.OrderRandom) || res.Load.Seed != seed {
+			t.Errorf("order %q seed %d", res.Load.Order, res.Load.Seed)
 		}
 		var seq []string
 		counts := map[string]int64{}
@@ -348,8 +348,8 @@ func TestOneTargetUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Targets != nil || res.Target.Order != "" {
-		t.Errorf("one target: targets %v, order %q", res.Targets, res.Target.Order)
+	if res.Targets != nil || res.Load.Order != "" {
+		t.Errorf("one target: targets %v, order %q", res.Targets, res.Load.Order)
 	}
 }
 

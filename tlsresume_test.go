@@ -47,8 +47,8 @@ func checkResume(t *testing.T, res *gb.Result, resumes bool) {
 		t.Errorf("failed %d, outcomes %v, check %v", res.Failed(), res.Counts.Outcomes, res.Check())
 	}
 	switch {
-	case resumes && (h.resumed == 0 || h.full > int64(res.Target.Concurrency)):
-		t.Errorf("resumption on: %+v with concurrency %d", h, res.Target.Concurrency)
+	case resumes && (h.resumed == 0 || h.full > int64(res.Load.Concurrency)):
+		t.Errorf("resumption on: %+v with concurrency %d", h, res.Load.Concurrency)
 	case !resumes && h.resumed != 0:
 		t.Errorf("the server refuses resumption, yet %d resumed", h.resumed)
 	}
@@ -77,8 +77,8 @@ func TestTLSResume(t *testing.T) {
 					}
 					t.Run(name, func(t *testing.T) {
 						checkResume(t, res, resume && !refuse)
-						if res.Target.TLSResume != resume {
-							t.Errorf("target.tls_resume %v", res.Target.TLSResume)
+						if res.Load.TLSResume != resume {
+							t.Errorf("target.tls_resume %v", res.Load.TLSResume)
 						}
 						checkReportLine(t, res, resume && refuse)
 					})

@@ -42,18 +42,18 @@ func merge(rs []*Result, partial bool) (*Result, error) {
 	out.Latency = Phases{}
 	out.Client = Client{Engine: rs[0].Client.Engine}
 	out.Samples, out.Series, out.Profile, out.Warmup = nil, nil, nil, nil
-	out.Target.Concurrency, out.Target.Requests, out.Target.Rate = 0, 0, 0
-	out.Target.Shard, out.Partial = ShardID{}, nil
-	if n := rs[0].Target.Shard.Count; len(have) < n {
+	out.Load.Concurrency, out.Load.Requests, out.Load.Rate = 0, 0, 0
+	out.Load.Shard, out.Partial = ShardID{}, nil
+	if n := rs[0].Load.Shard.Count; len(have) < n {
 		out.Partial = &Partial{Count: n, Shards: have}
 	}
 	for i, r := range rs {
-		if err := sameLoad(&rs[0].Target, &r.Target); err != nil {
+		if err := sameLoad(&rs[0].Load, &r.Load); err != nil {
 			return nil, fmt.Errorf("result %d: %v", i+1, err)
 		}
-		out.Target.Concurrency += r.Target.Concurrency
-		out.Target.Requests += r.Target.Requests
-		out.Target.Rate += r.Target.Rate
+		out.Load.Concurrency += r.Load.Concurrency
+		out.Load.Requests += r.Load.Requests
+		out.Load.Rate += r.Load.Rate
 		if r.Start.Before(out.Start) {
 			out.Start = r.Start
 		}

@@ -29,7 +29,7 @@ type Result struct {
 	Elapsed   time.Duration `json:"elapsed_ns"` // ab's "Time taken for tests": start to last activity
 	StoppedBy string        `json:"stopped_by"` // StopCount, StopTime, StopSignal or StopError
 	StopError string        `json:"stop_error,omitempty"`
-	Target    Load          `json:"target"` // the load asked for (the JSON key predates the name)
+	Load      Load          `json:"target"` // the load asked for (its JSON key is the older name)
 	Server    Server        `json:"server"`
 	Counts    Counts        `json:"counts"`
 	Latency   Phases        `json:"latency"`
@@ -52,7 +52,7 @@ type Result struct {
 	Partial *Partial `json:"partial,omitempty"`
 
 	// Targets is each target's account, in the order of the Config's
-	// targets, when the run had more than one (Target then describes the
+	// targets, when the run had more than one (Load then describes the
 	// first); nil for a run of one target.
 	Targets []TargetStats `json:"targets,omitempty"`
 
@@ -79,7 +79,7 @@ const (
 	StopError  = "error"  // a fatal error (see StopError)
 )
 
-// Load describes what a run asked for (Result.Target): the URL, the
+// Load describes what a run asked for (Result.Load): the URL, the
 // request, how many connections, requests, how long, how fast. A target
 // in gb's words is one request of a load (gb.Target, TargetStats); a Load
 // may have several. Durations are nanoseconds in JSON; zero means "not
@@ -285,7 +285,7 @@ func (r *Result) Breakdown() Breakdown {
 		Length:     o[FailTruncated] + o[FailCheck],
 		Exceptions: o[FailTLS] + o[TimeoutTLS] + o[FailProtocol] + o[FailWrite] + o[FailDecode],
 	}
-	if !r.Target.VariableLength {
+	if !r.Load.VariableLength {
 		b.Length += r.Counts.LengthMismatch
 	}
 	return b
@@ -335,7 +335,7 @@ func (r *Result) Check() []error {
 	if got := o.Sum() - o[Dropped]; got != r.Counts.Dispatched {
 		errs = append(errs, fmt.Errorf("I2: dispatched %d != ok+non2xx+failed+aborted %d", r.Counts.Dispatched, got))
 	}
-	if r.Target.Rate > 0 && r.Counts.Scheduled != r.Counts.Dispatched+o[Dropped] {
+	if r.Load.Rate > 0 && r.Counts.Scheduled != r.Counts.Dispatched+o[Dropped] {
 		errs = append(errs, fmt.Errorf("I1: scheduled %d != dispatched %d + dropped %d", r.Counts.Scheduled, r.Counts.Dispatched, o[Dropped]))
 	}
 	for i, d := range r.Latency {
@@ -360,7 +360,7 @@ func (r *Result) Check() []error {
 	if t := r.Latency[Total]; t != nil && t.Count != r.Complete() {
 		errs = append(errs, fmt.Errorf("I5: %d latency samples for %d complete responses", t.Count, r.Complete()))
 	}
-	if c := r.Latency[Corrected]; r.Target.Rate > 0 && c != nil && c.Count != r.Complete()+o[Dropped] {
+	if c := r.Latency[Corrected]; r.Load.Rate > 0 && c != nil && c.Count != r.Complete()+o[Dropped] {
 		errs = append(errs, fmt.Errorf("I5: %d corrected latency samples for %d complete and %d dropped requests", c.Count, r.Complete(), o[Dropped]))
 	}
 	return append(errs, r.checkTargets()...)

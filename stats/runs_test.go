@@ -8,7 +8,7 @@ import (
 
 // recorded returns a Result of n ok responses of total µs each.
 func recorded(n int, total int64) *Result {
-	r := &Result{Version: FormatVersion, Target: Load{URL: "http://127.0.0.1:1/"},
+	r := &Result{Version: FormatVersion, Load: Load{URL: "http://127.0.0.1:1/"},
 		Counts: Counts{Dispatched: int64(n), Status: map[int]int64{200: int64(n)}}}
 	r.Counts.Outcomes[OK] = int64(n)
 	r.Latency[Total] = &Dist{}

@@ -71,9 +71,9 @@ func (s ShardID) Share(total int64) int64 {
 func checkShards(rs []*Result, partial bool) ([]int, error) {
 	seen := map[int]int{}
 	for i, r := range rs {
-		s := r.Target.Shard
-		if s.Count != rs[0].Target.Shard.Count {
-			return nil, fmt.Errorf("result %d: another shard (%s, not %s)", i+1, orNone(s), orNone(rs[0].Target.Shard))
+		s := r.Load.Shard
+		if s.Count != rs[0].Load.Shard.Count {
+			return nil, fmt.Errorf("result %d: another shard (%s, not %s)", i+1, orNone(s), orNone(rs[0].Load.Shard))
 		}
 		for j, o := range rs[:i] {
 			if !r.Start.IsZero() && o.Start.Equal(r.Start) && o.End.Equal(r.End) && o.Counts.Dispatched == r.Counts.Dispatched {
@@ -89,7 +89,7 @@ func checkShards(rs []*Result, partial bool) ([]int, error) {
 		seen[s.Index] = i
 	}
 	have := slices.Sorted(maps.Keys(seen))
-	if n := rs[0].Target.Shard.Count; len(have) < n && !partial {
+	if n := rs[0].Load.Shard.Count; len(have) < n && !partial {
 		e := &MissingShardsError{Count: n, Have: have}
 		for i := range n {
 			if _, ok := seen[i]; !ok {

@@ -55,7 +55,7 @@ func tooLarge(size int64) error {
 // one line naming the first problem, and makes every string printable
 // (see Printable), map keys included.
 func (r *Result) Validate() error {
-	if r.Target.URL == "" {
+	if r.Load.URL == "" {
 		return errors.New("not a gb result (no target url)")
 	}
 	if err := walkInput(reflect.ValueOf(r).Elem(), ""); err != nil {

@@ -43,8 +43,8 @@ func TestReadRunsRefusesImpossible(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rs.Runs[0]
-	if got.Target.URL != `http://127.0.0.1:1/\x1b[2J\u202e` {
-		t.Errorf("url read as %q", got.Target.URL)
+	if got.Load.URL != `http://127.0.0.1:1/\x1b[2J\u202e` {
+		t.Errorf("url read as %q", got.Load.URL)
 	}
 	if _, ok := got.Counts.Errors[`\x1b]0;owned\x07\x1b[2J`]; !ok || len(got.Counts.Errors) != 1 {
 		t.Errorf("error keys read as %v", got.Counts.Errors)

@@ -63,7 +63,7 @@ func checkCapacityRun(t *testing.T, r result, rep *capacity.Report) {
 	}
 	for i, p := range rep.Probes {
 		res := p.Result
-		if res == nil || res.Target.Rate != float64(p.Rate) || len(res.Check()) > 0 {
+		if res == nil || res.Load.Rate != float64(p.Rate) || len(res.Check()) > 0 {
 			t.Fatalf("probe %d: no consistent full result at its rate in the JSON", i+1)
 		}
 		tot := res.Totals()

@@ -66,7 +66,7 @@ func TestCompressedDecodesEveryCoding(t *testing.T) {
 					before := s.Ledger().HTTP.Requests
 					r := compressedRun(t, 0, url, args...)
 					c := &r.Counts
-					if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Target.Compressed {
+					if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Load.Compressed {
 						t.Errorf("%s: ok %d, decoded %d (want %d), body %d (want %d)", name,
 							c.Outcomes[stats.OK], c.DecodedIn, n*size, c.BodyIn, n*wire)
 					}
@@ -129,7 +129,7 @@ func TestCompressedFailures(t *testing.T) {
 func TestCompressedOffChecksNothing(t *testing.T) {
 	s := testsupport.Server(t, testserver.Options{})
 	r := compressedRun(t, 0, s.URL()+"/compressed?enc=gzip&break=corrupt", "-n", "20", "-k")
-	if r.Counts.Outcomes[stats.OK] != 20 || r.Counts.DecodedIn != 0 || r.Target.Compressed {
+	if r.Counts.Outcomes[stats.OK] != 20 || r.Counts.DecodedIn != 0 || r.Load.Compressed {
 		t.Errorf("outcomes %v, decoded %d", r.Counts.Outcomes, r.Counts.DecodedIn)
 	}
 	out := runGB(t, "-n", "5", s.URL()+"/compressed")

@@ -138,7 +138,7 @@ func checkThresholds(res *gb.Result, o *options, stdout, stderr io.Writer) []thr
 	rs := threshold.Evaluate(ts, res)
 	_ = threshold.WriteText(stdout, rs)
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		err := appendSummary(path, func(w io.Writer) error { return threshold.WriteMarkdown(w, "gb "+res.Target.URL, rs) })
+		err := appendSummary(path, func(w io.Writer) error { return threshold.WriteMarkdown(w, "gb "+res.Load.URL, rs) })
 		if err != nil {
 			fmt.Fprintf(stderr, "gb: warning: GITHUB_STEP_SUMMARY: %v\n", err)
 		}
@@ -202,10 +202,10 @@ func writeFiles(s *series, res *gb.Result, verdicts []threshold.Result, o *optio
 		{"--hgrm", o.hgrmFile, func(w io.Writer) error { return report.HGRM(w, res) }},
 		{"--hlog", o.hlogFile, func(w io.Writer) error { return report.HLog(w, res) }},
 		{"--bench-out", o.benchOut, func(w io.Writer) error {
-			return compare.BenchFormat(w, compare.BenchName(res.Target.Path), s.runs)
+			return compare.BenchFormat(w, compare.BenchName(res.Load.Path), s.runs)
 		}},
 		{"--junit", o.junitFile, func(w io.Writer) error {
-			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Target.URL, Start: res.Start, Elapsed: res.Elapsed}, verdicts)
+			return threshold.WriteJUnit(w, threshold.Suite{Name: res.Load.URL, Start: res.Start, Elapsed: res.Elapsed}, verdicts)
 		}},
 	}
 	var unwritten error

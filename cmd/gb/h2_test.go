@@ -67,9 +67,9 @@ func TestHTTP2CountsEqualServer(t *testing.T) {
 		if proto == "http2" {
 			proto = "h2"
 		}
-		if res.Target.Engine != proto || res.Target.Streams != 10 || !res.Target.KeepAlive || len(res.Check()) > 0 {
-			t.Errorf("%s: target engine %q streams %d keep-alive %v, check %v", tc.flag, res.Target.Engine,
-				res.Target.Streams, res.Target.KeepAlive, res.Check())
+		if res.Load.Engine != proto || res.Load.Streams != 10 || !res.Load.KeepAlive || len(res.Check()) > 0 {
+			t.Errorf("%s: target engine %q streams %d keep-alive %v, check %v", tc.flag, res.Load.Engine,
+				res.Load.Streams, res.Load.KeepAlive, res.Check())
 		}
 		if !strings.Contains(r.stdout, "protocol:             HTTP/2 over") || !strings.Contains(r.stdout, "up to 10 streams per connection") {
 			t.Errorf("%s: no protocol line in the report:\n%s", tc.flag, r.stdout)

@@ -44,8 +44,8 @@ func TestH2CheckReport(t *testing.T) {
 			cs("header[X-Wrong] !contains 1", 990, 10), cs("header[Content-Type] contains json", 1000, 0),
 			cs("size==11", 1000, 0), cs("status in 500-599", 0, 1000), cs(`body matches ^\{"(ok|no)":true\}$`, 1000, 0)}
 		if !slices.Equal(res.Checks, want) || res.Counts.Outcomes[stats.FailCheck] != 1000 || len(res.Check()) > 0 ||
-			!strings.HasPrefix(res.Target.Engine, "h2") {
-			t.Errorf("%v: engine %s, JSON checks %+v, failed.check %d, invariants %v", tc.flags, res.Target.Engine,
+			!strings.HasPrefix(res.Load.Engine, "h2") {
+			t.Errorf("%v: engine %s, JSON checks %+v, failed.check %d, invariants %v", tc.flags, res.Load.Engine,
 				res.Checks, res.Counts.Outcomes[stats.FailCheck], res.Check())
 		}
 		if l := srv.Ledger(); l.HTTP.Requests+l.TLS.Requests != 1000 {

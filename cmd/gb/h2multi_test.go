@@ -58,8 +58,8 @@ func TestH2SeveralAddresses(t *testing.T) {
 		}
 		res := readResult(t, js)
 		if len(res.Targets) != 4 || res.Targets[0].BodyIn != 100*13 || res.Counts.ConnsOpened != 6 ||
-			!strings.HasPrefix(res.Target.Engine, "h2") || res.Counts.Dispatched != 400 {
-			t.Errorf("%v: engine %s, requests %d, connections %d, JSON targets %+v", tc.flags, res.Target.Engine,
+			!strings.HasPrefix(res.Load.Engine, "h2") || res.Counts.Dispatched != 400 {
+			t.Errorf("%v: engine %s, requests %d, connections %d, JSON targets %+v", tc.flags, res.Load.Engine,
 				res.Counts.Dispatched, res.Counts.ConnsOpened, res.Targets)
 		}
 		seen := func(before, after testserver.Ledger) int64 {

@@ -49,7 +49,7 @@ func TestH2Compressed(t *testing.T) {
 		before := s.Ledger().HTTP.Requests
 		r := compressedRun(t, 0, url, "--h2c", "--compressed", "-n", fmt.Sprint(n), "-c", "2", "--streams", "4")
 		c := &r.Counts
-		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Target.Compressed || r.Target.Engine != "h2c" {
+		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Load.Compressed || r.Load.Engine != "h2c" {
 			t.Errorf("%s: outcomes %v, decoded %d (want %d), body %d (want %d)", enc, c.Outcomes, c.DecodedIn, n*size, c.BodyIn, n*wire)
 		}
 		want(t, enc+": server's requests", s.Ledger().HTTP.Requests-before, n)
@@ -102,9 +102,9 @@ func TestRampH2CarriesConnections(t *testing.T) {
 	for i, s := range rp.Steps {
 		c := 2 * (i + 1)
 		if s.Complete() != int64(20*c) || s.Counts.Outcomes[stats.OK] != int64(20*c) || s.StoppedBy != stats.StopCount ||
-			s.Target.Engine != "h2c" || !s.Target.Compressed || s.Counts.DecodedIn != int64(20*c*1000) {
+			s.Load.Engine != "h2c" || !s.Load.Compressed || s.Counts.DecodedIn != int64(20*c*1000) {
 			t.Errorf("step %d: complete %d, outcomes %v, stopped by %s, engine %s, decoded %d", i+1, s.Complete(),
-				s.Counts.Outcomes, s.StoppedBy, s.Target.Engine, s.Counts.DecodedIn)
+				s.Counts.Outcomes, s.StoppedBy, s.Load.Engine, s.Counts.DecodedIn)
 		}
 		want(t, fmt.Sprintf("step %d: connections opened", i+1), s.Counts.ConnsOpened, 2) // the others carried over
 		total += s.Complete()
@@ -205,8 +205,8 @@ func TestH2SeveralTargets(t *testing.T) {
 		}
 		res := readResult(t, js)
 		if len(res.Targets) != 3 || res.Targets[0].BodyIn != 100*13 || res.Targets[2].BytesOut <= res.Targets[0].BytesOut ||
-			res.Counts.ConnsOpened != 3 || !strings.HasPrefix(res.Target.Engine, "h2") {
-			t.Errorf("%v: engine %s, connections %d, JSON targets %+v", tc.flags, res.Target.Engine, res.Counts.ConnsOpened, res.Targets)
+			res.Counts.ConnsOpened != 3 || !strings.HasPrefix(res.Load.Engine, "h2") {
+			t.Errorf("%v: engine %s, connections %d, JSON targets %+v", tc.flags, res.Load.Engine, res.Counts.ConnsOpened, res.Targets)
 		}
 		after := srv.Ledger()
 		if got := after.HTTP.Requests + after.TLS.Requests - before.HTTP.Requests - before.TLS.Requests; got != 300 {

@@ -57,8 +57,8 @@ func TestHTTP3CountsEqualServer(t *testing.T) {
 	want(t, "ok", res.Counts.Outcomes[stats.OK], 1501)
 	want(t, "served over HTTP/3", l.H3.Protocols["HTTP/3.0"], 1501)
 	want(t, "connections", l.H3.Conns, res.Counts.ConnsOpened)
-	if res.Target.Engine != "h3" || res.Target.Streams != 5 || len(res.Check()) > 0 {
-		t.Errorf("target engine %q streams %d, check %v", res.Target.Engine, res.Target.Streams, res.Check())
+	if res.Load.Engine != "h3" || res.Load.Streams != 5 || len(res.Check()) > 0 {
+		t.Errorf("target engine %q streams %d, check %v", res.Load.Engine, res.Load.Streams, res.Check())
 	}
 	if !strings.Contains(r.stdout, "protocol:             HTTP/3 over QUIC (h3), up to 5 streams per connection") ||
 		!strings.Contains(r.stdout, "Complete requests:      1501") {
@@ -218,8 +218,8 @@ func TestHTTP3SeveralTargets(t *testing.T) {
 		}
 	}
 	res := readResult(t, js)
-	if len(res.Targets) != 3 || res.Targets[0].BodyIn != 100*13 || res.Counts.ConnsOpened != 3 || res.Target.Engine != "h3" {
-		t.Errorf("engine %s, connections %d, JSON targets %+v", res.Target.Engine, res.Counts.ConnsOpened, res.Targets)
+	if len(res.Targets) != 3 || res.Targets[0].BodyIn != 100*13 || res.Counts.ConnsOpened != 3 || res.Load.Engine != "h3" {
+		t.Errorf("engine %s, connections %d, JSON targets %+v", res.Load.Engine, res.Counts.ConnsOpened, res.Targets)
 	}
 	want(t, "ok", res.Counts.Outcomes[stats.OK], 200)
 	want(t, "non2xx", res.Counts.Outcomes[stats.Non2xx], 100)
@@ -260,7 +260,7 @@ func TestHTTP3Compressed(t *testing.T) {
 		wire := codedLength(t, strings.Replace(url, s.TLSURL(), s.URL(), 1))
 		r := compressedRun(t, 0, url, "--http3", "--cacert", ca, "--compressed", "-n", fmt.Sprint(n), "-c", "2", "--streams", "4")
 		c := &r.Counts
-		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Target.Compressed || r.Target.Engine != "h3" {
+		if c.Outcomes[stats.OK] != n || c.DecodedIn != n*size || c.BodyIn != n*wire || !r.Load.Compressed || r.Load.Engine != "h3" {
 			t.Errorf("%s: outcomes %v, decoded %d (want %d), body %d (want %d)", enc, c.Outcomes, c.DecodedIn, n*size, c.BodyIn, n*wire)
 		}
 		served += n
@@ -362,9 +362,9 @@ func TestRampHTTP3CarriesConnections(t *testing.T) {
 	for i, s := range rp.Steps {
 		c := 2 * (i + 1)
 		if s.Complete() != int64(20*c) || s.Counts.Outcomes[stats.OK] != int64(20*c) || s.StoppedBy != stats.StopCount ||
-			s.Target.Engine != "h3" || s.Counts.DecodedIn != int64(20*c*1000) {
+			s.Load.Engine != "h3" || s.Counts.DecodedIn != int64(20*c*1000) {
 			t.Errorf("step %d: complete %d, outcomes %v, stopped by %s, engine %s, decoded %d", i+1, s.Complete(),
-				s.Counts.Outcomes, s.StoppedBy, s.Target.Engine, s.Counts.DecodedIn)
+				s.Counts.Outcomes, s.StoppedBy, s.Load.Engine, s.Counts.DecodedIn)
 		}
 		want(t, fmt.Sprintf("step %d: connections opened", i+1), s.Counts.ConnsOpened, 2) // the others carried over
 		total += s.Complete()

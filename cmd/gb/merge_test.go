@@ -45,8 +45,8 @@ func TestShardProcessesMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := readResult(t, s0)
-	if a.Target.Shard != (stats.ShardID{Index: 0, Count: 2}) || a.Target.Requests != 1001 || a.Target.Concurrency != 2 || a.Start.Before(at) {
-		t.Fatalf("shard 0: target %+v, start %v (start-at %v)", a.Target, a.Start, at)
+	if a.Load.Shard != (stats.ShardID{Index: 0, Count: 2}) || a.Load.Requests != 1001 || a.Load.Concurrency != 2 || a.Start.Before(at) {
+		t.Fatalf("shard 0: target %+v, start %v (start-at %v)", a.Load, a.Start, at)
 	}
 	all := filepath.Join(dir, "all.json")
 	code, out, errs := inProcess("merge", "-o", all, s0, log1)
@@ -54,8 +54,8 @@ func TestShardProcessesMerge(t *testing.T) {
 		t.Fatalf("gb merge: exit %d, stderr %q, stdout:\n%s", code, errs, out)
 	}
 	m := readResult(t, all)
-	if served := srv.Ledger().HTTP.Requests; m.Complete() != served || m.Target.Requests != 2001 || !m.Target.Shard.IsZero() {
-		t.Errorf("merged: complete %d, the server served %d; -n %d, shard %v", m.Complete(), served, m.Target.Requests, m.Target.Shard)
+	if served := srv.Ledger().HTTP.Requests; m.Complete() != served || m.Load.Requests != 2001 || !m.Load.Shard.IsZero() {
+		t.Errorf("merged: complete %d, the server served %d; -n %d, shard %v", m.Complete(), served, m.Load.Requests, m.Load.Shard)
 	}
 	if m.Series == nil || m.Series.Interval != time.Second || len(m.Series.Points) == 0 || !m.Series.Points[0].Start.Equal(at) {
 		t.Errorf("merged series: %+v, want points from %v", m.Series, at)

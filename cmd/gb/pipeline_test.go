@@ -25,9 +25,9 @@ func TestPipelineCountsEqualAccessLog(t *testing.T) {
 	want(t, "ok", res.Counts.Outcomes[stats.OK], 5003)
 	want(t, "nginx log", log.Requests, 5003)
 	want(t, "bytes in", res.Counts.BytesIn, log.BytesSent)
-	if res.Target.Pipeline != 16 || res.Counts.Retries == 0 || len(res.Check()) > 0 {
+	if res.Load.Pipeline != 16 || res.Counts.Retries == 0 || len(res.Check()) > 0 {
 		t.Errorf("pipeline %d, retries %d (nginx closes mid-batch every 100), check %v",
-			res.Target.Pipeline, res.Counts.Retries, res.Check())
+			res.Load.Pipeline, res.Counts.Retries, res.Check())
 	}
 }
 

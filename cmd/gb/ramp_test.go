@@ -102,8 +102,8 @@ func TestRampConcurrencySteps(t *testing.T) {
 	var total int64
 	for i, s := range rp.Steps {
 		c := 2 * (i + 1)
-		if s.Target.Concurrency != c || s.Complete() != int64(6*c) || s.StoppedBy != stats.StopCount || len(s.Check()) > 0 {
-			t.Errorf("step %d: concurrency %d, complete %d, stopped by %s, check %v", i+1, s.Target.Concurrency, s.Complete(), s.StoppedBy, s.Check())
+		if s.Load.Concurrency != c || s.Complete() != int64(6*c) || s.StoppedBy != stats.StopCount || len(s.Check()) > 0 {
+			t.Errorf("step %d: concurrency %d, complete %d, stopped by %s, check %v", i+1, s.Load.Concurrency, s.Complete(), s.StoppedBy, s.Check())
 		}
 		if s.Counts.ConnsOpened != 2 { // two more connections per step; the others carried over
 			t.Errorf("step %d opened %d connections, want 2", i+1, s.Counts.ConnsOpened)
@@ -172,8 +172,8 @@ func TestRampRateSteps(t *testing.T) {
 	checkSaturation(t, r, rp, filepath.Join(dir, "r.gp"))
 	for i, s := range rp.Steps {
 		rate := float64(100 * (i + 1))
-		if s.Target.Rate != rate || s.Target.Concurrency != 8 || s.Counts.Scheduled != int64(rate/2) || len(s.Check()) > 0 {
-			t.Errorf("step %d: rate %v pool %d scheduled %d check %v", i+1, s.Target.Rate, s.Target.Concurrency, s.Counts.Scheduled, s.Check())
+		if s.Load.Rate != rate || s.Load.Concurrency != 8 || s.Counts.Scheduled != int64(rate/2) || len(s.Check()) > 0 {
+			t.Errorf("step %d: rate %v pool %d scheduled %d check %v", i+1, s.Load.Rate, s.Load.Concurrency, s.Counts.Scheduled, s.Check())
 		}
 		if s.Latency[stats.Corrected] == nil {
 			t.Errorf("step %d has no corrected latency", i+1)

@@ -39,8 +39,8 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 				t.Errorf("SSL/TLS Protocol %q", p)
 			}
 			res := readResult(t, js)
-			if res.Target.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
-				t.Errorf("%v: tls_verify %v, conns %d", args, res.Target.TLSVerify, res.Counts.ConnsOpened)
+			if res.Load.TLSVerify != (args[0] == "--cacert") || res.Counts.ConnsOpened != 2 {
+				t.Errorf("%v: tls_verify %v, conns %d", args, res.Load.TLSVerify, res.Counts.ConnsOpened)
 			}
 			if want := expectedEngine(engine); res.Client.Engine != want {
 				t.Errorf("engine %q, want %q", res.Client.Engine, want)
@@ -84,7 +84,7 @@ func TestTLSResumeFlag(t *testing.T) {
 		if refused := strings.Contains(line, "it refuses resumption"); (resumed == 0) != refuse || refused != refuse {
 			t.Errorf("refused=%v: %q", refuse, line)
 		}
-		if !readResult(t, js).Target.TLSResume {
+		if !readResult(t, js).Load.TLSResume {
 			t.Errorf("target.tls_resume not set")
 		}
 	}

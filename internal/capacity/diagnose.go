@@ -36,7 +36,7 @@ type Signals struct {
 
 // SignalsOf reads the Signals of res; conns is the pool the run had.
 func SignalsOf(res *stats.Result, conns int) Signals {
-	s := Signals{Rate: res.Target.Rate, Conns: conns, MaxProcs: res.Client.MaxProcs}
+	s := Signals{Rate: res.Load.Rate, Conns: conns, MaxProcs: res.Client.MaxProcs}
 	if d := res.Latency[stats.Total]; d != nil && d.Count > 0 {
 		s.SvcMean, s.SvcP99, s.SvcMax = d.Mean(), d.Percentile(99), d.Max
 	}

@@ -59,7 +59,7 @@ func TestDiagnose(t *testing.T) {
 // failed (reset) requests at rate over one second, service and lag in
 // µs.
 func rateResult(rate float64, ok, non2xx, failed int64, svc, lag int64) *stats.Result {
-	r := &stats.Result{Target: stats.Load{Rate: rate, Concurrency: 50}, Elapsed: time.Second, StoppedBy: stats.StopCount}
+	r := &stats.Result{Load: stats.Load{Rate: rate, Concurrency: 50}, Elapsed: time.Second, StoppedBy: stats.StopCount}
 	r.Counts.Dispatched = ok + non2xx + failed
 	r.Counts.Scheduled = r.Counts.Dispatched
 	r.Counts.Outcomes[stats.OK], r.Counts.Outcomes[stats.Non2xx], r.Counts.Outcomes[stats.FailReset] = ok, non2xx, failed

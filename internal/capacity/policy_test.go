@@ -45,7 +45,7 @@ func (s *scriptedStep) step(_ context.Context, l Load) (*stats.Result, error) {
 		svc = 40_000
 	}
 	r := rateResult(float64(l.Rate), l.Requests, 0, 0, svc, 100)
-	r.Target.Concurrency = l.Conns
+	r.Load.Concurrency = l.Conns
 	return r, nil
 }
 

@@ -113,7 +113,7 @@ func SLOs(exprs []string) ([]threshold.Threshold, error) {
 func Judge(res *stats.Result, conns int, slos []threshold.Threshold, maxErrors float64) Probe {
 	d := Diagnose(SignalsOf(res, conns))
 	tot := res.Totals()
-	p := Probe{Rate: int64(math.Round(res.Target.Rate)), Conns: conns, Result: res,
+	p := Probe{Rate: int64(math.Round(res.Load.Rate)), Conns: conns, Result: res,
 		Dropped: tot.Dropped, Errors: tot.Failed + tot.Non2xx, Non2xx: tot.Non2xx, ErrorShare: tot.ErrorRate + tot.Non2xxRate,
 		Achieved: d.Achieved, ClientCPU: d.ClientCores, Need: d.Need, ClientBusy: d.Busy, LagP99: d.LagP99, Cause: d.Cause}
 	if dc := res.Latency[stats.Corrected]; dc != nil && dc.Count > 0 {

@@ -21,7 +21,7 @@ func run(elapsed time.Duration, lat int64) *stats.Result {
 		d.Add(lat)
 	}
 	r := &stats.Result{Version: stats.FormatVersion, Elapsed: elapsed}
-	r.Target.URL, r.Target.Method, r.Target.Concurrency = "http://127.0.0.1:1/x", "GET", 4
+	r.Load.URL, r.Load.Method, r.Load.Concurrency = "http://127.0.0.1:1/x", "GET", 4
 	r.Counts.Dispatched, r.Counts.Outcomes[stats.OK] = 1000, 1000
 	r.Latency[stats.Total] = d
 	return r
@@ -80,7 +80,7 @@ func TestCompareFewRuns(t *testing.T) {
 
 func TestCompareWarnsOfDifferentRuns(t *testing.T) {
 	a, b := input("a.json", 1000, 100), input("b.json", 1000, 100, 100)
-	b.Runs[1].Target.Concurrency, b.Runs[1].Target.Rate = 8, 500
+	b.Runs[1].Load.Concurrency, b.Runs[1].Load.Rate = 8, 500
 	tb := Compare(a, b)
 	want := "b.json (run 2) differs from a.json in concurrency (4 vs 8), mode (closed loop vs rate 500/s)"
 	if len(tb.Warnings) != 1 || tb.Warnings[0] != want {
@@ -201,7 +201,7 @@ func TestPrintable(t *testing.T) {
 func TestCompareRateRows(t *testing.T) {
 	rate := func(lat int64) Input {
 		in := input("rate", lat, 100)
-		in.Runs[0].Target.Rate = 1000
+		in.Runs[0].Load.Rate = 1000
 		in.Runs[0].Latency[stats.Corrected] = in.Runs[0].Latency[stats.Total]
 		return in
 	}

@@ -55,9 +55,9 @@ func mismatch(a, b *stats.Result) string {
 			d = append(d, fmt.Sprintf("%s (%s vs %s)", what, x, y))
 		}
 	}
-	add("target", a.Target.URL, b.Target.URL)
-	add("method", a.Target.Method, b.Target.Method)
-	add("concurrency", fmt.Sprint(a.Target.Concurrency), fmt.Sprint(b.Target.Concurrency))
+	add("target", a.Load.URL, b.Load.URL)
+	add("method", a.Load.Method, b.Load.Method)
+	add("concurrency", fmt.Sprint(a.Load.Concurrency), fmt.Sprint(b.Load.Concurrency))
 	add("mode", mode(a), mode(b))
 	return strings.Join(d, ", ")
 }
@@ -65,11 +65,11 @@ func mismatch(a, b *stats.Result) string {
 // mode names how the load was offered.
 func mode(r *stats.Result) string {
 	m := "closed loop"
-	if r.Target.Rate > 0 {
-		m = fmt.Sprintf("rate %g/s", r.Target.Rate)
+	if r.Load.Rate > 0 {
+		m = fmt.Sprintf("rate %g/s", r.Load.Rate)
 	}
-	if r.Target.Pipeline > 1 {
-		m += fmt.Sprintf(", pipeline %d", r.Target.Pipeline)
+	if r.Load.Pipeline > 1 {
+		m += fmt.Sprintf(", pipeline %d", r.Load.Pipeline)
 	}
 	return m
 }

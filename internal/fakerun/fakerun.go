@@ -89,7 +89,7 @@ func Build(s Spec) *stats.Result {
 		Elapsed:   s.Elapsed,
 		StoppedBy: s.StoppedBy,
 		StopError: s.StopError,
-		Target:    s.Target,
+		Load:      s.Target,
 		Counts:    stats.Counts{Dispatched: dispatched},
 	}
 	if s.Target.Rate > 0 {

@@ -27,7 +27,7 @@ func Ramp(w io.Writer, rp *ramp.Ramp) error {
 		return errors.New("report: a ramp report needs at least one step")
 	}
 	first := rp.Steps[0]
-	p := &page{Title: "gb ramp: " + first.Target.Method + " " + first.Target.URL, Cards: rampCards(rp)}
+	p := &page{Title: "gb ramp: " + first.Load.Method + " " + first.Load.URL, Cards: rampCards(rp)}
 	p.Lead = []string{strings.Join(rp.Command, " "),
 		fmt.Sprintf("%d steps by %s, started %s; gb %s", len(rp.Steps), ramp.LevelName(rp.By),
 			first.Start.UTC().Format("2006-01-02 15:04:05 MST"), rp.GBVersion)}

@@ -52,7 +52,7 @@ func Run(w io.Writer, r *stats.Result) error {
 	if r == nil {
 		return errors.New("report: no result")
 	}
-	p := &page{Title: "gb: " + r.Target.Method + " " + r.Target.URL, Lead: runLead(r), Cards: runCards(r)}
+	p := &page{Title: "gb: " + r.Load.Method + " " + r.Load.URL, Lead: runLead(r), Cards: runCards(r)}
 	sections := []func(*stats.Result) (section, error){summarySection, checksSection, timeSection, spectrumSection, responsesSection}
 	for _, f := range sections {
 		s, err := f(r)
@@ -111,7 +111,7 @@ func runCards(r *stats.Result) []card {
 	}
 	if c := r.Latency[stats.Corrected]; c != nil && c.Count > 0 {
 		cards = append(cards, card{Label: "corrected p99", Value: msValue(c.Percentile(99)), Note: "from the intended send time"},
-			card{Label: "target rate", Value: strconv.FormatFloat(r.Target.Rate, 'f', -1, 64) + "/s", Note: fmt.Sprintf("achieved %.2f/s", perSecond(float64(r.Counts.Dispatched), r))})
+			card{Label: "target rate", Value: strconv.FormatFloat(r.Load.Rate, 'f', -1, 64) + "/s", Note: fmt.Sprintf("achieved %.2f/s", perSecond(float64(r.Counts.Dispatched), r))})
 	}
 	return cards
 }
@@ -191,7 +191,7 @@ func timeSection(r *stats.Result) (section, error) {
 func spectrumSection(r *stats.Result) (section, error) {
 	s := section{ID: "distribution", Title: "Latency percentile distribution"}
 	lines := []spectrumLine{{name: "service time", dist: r.Latency[stats.Total]}}
-	if r.Target.Rate > 0 {
+	if r.Load.Rate > 0 {
 		lines = append(lines, spectrumLine{name: "from the intended send time (corrected)", dist: r.Latency[stats.Corrected]})
 	}
 	p := spectrumChart("Latency by percentile", lines, len(lines))

@@ -65,7 +65,7 @@ func rampTitle(rp *ramp.Ramp) string {
 	if len(rp.Steps) == 0 {
 		return "gb ramp"
 	}
-	t := rp.Steps[0].Target
+	t := rp.Steps[0].Load
 	keepAlive := map[bool]string{true: " (keep-alive)"}[t.KeepAlive]
 	return defuseControls(fmt.Sprintf("gb ramp: %s %s%s", t.Method, t.URL, keepAlive))
 }

@@ -107,7 +107,7 @@ func runOnce(ctx context.Context, t *testing.T, srv *testserver.Server, path str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run.Run(ctx, stats.Result{GBVersion: "test", Target: tg,
+	return run.Run(ctx, stats.Result{GBVersion: "test", Load: tg,
 		Command: []string{"gb", "-k", "-t", d.String(), "-c", strconv.Itoa(concurrency), tg.URL}})
 }
 

@@ -88,7 +88,7 @@ func timePlot(title, yLabel string, lines []series) *chart.Plot {
 func throughputChart(t timeAxis) *chart.Plot {
 	lines := []series{{name: "responses per second", points: true,
 		xys: t.rates(func(p *stats.Point) int64 { return p.OK + p.Non2xx })}}
-	if rate := t.r.Target.Rate; rate > 0 {
+	if rate := t.r.Load.Rate; rate > 0 {
 		first, _ := t.at(0)
 		last, _ := t.at(len(t.s.Points) - 1)
 		lines = append(lines, series{name: "target rate", dashed: true,
@@ -153,7 +153,7 @@ func latencyChart(t timeAxis) *chart.Plot {
 		{name: "p99", points: true, xys: t.latencies(total, 99)},
 		{name: "max", points: true, xys: t.latencies(total, 100)},
 	}
-	if t.r.Target.Rate > 0 {
+	if t.r.Load.Rate > 0 {
 		corrected := func(p *stats.Point) *stats.Dist { return p.Corrected }
 		lines = append(lines, series{name: "p99 from the intended send time", points: true, xys: t.latencies(corrected, 99)})
 	}

@@ -218,7 +218,7 @@ func Missed(steps []*stats.Result, i int) string {
 	if why == "" {
 		return ""
 	}
-	if d := capacity.Diagnose(capacity.SignalsOf(steps[i], steps[i].Target.Concurrency)); d.GBs() && d.Cause != capacity.CausePool {
+	if d := capacity.Diagnose(capacity.SignalsOf(steps[i], steps[i].Load.Concurrency)); d.GBs() && d.Cause != capacity.CausePool {
 		why += ": " + d.Explain()
 	}
 	return why
@@ -227,10 +227,10 @@ func Missed(steps []*stats.Result, i int) string {
 // missed is Missed's rule, without the diagnosis.
 func missed(steps []*stats.Result, i int) string {
 	s := steps[i]
-	if s.Target.Rate <= 0 {
+	if s.Load.Rate <= 0 {
 		return ""
 	}
-	if served := servedRate(s); served < rateHeld*s.Target.Rate {
+	if served := servedRate(s); served < rateHeld*s.Load.Rate {
 		return fmt.Sprintf("it served %.2f of its %s req/s", s.RPS(), FormatLevel(ByRate, s))
 	}
 	p50 := percentile(Latency(ByRate, s), 50)
@@ -278,9 +278,9 @@ func medianP99(by string, steps []*stats.Result) int64 {
 // requests per second when by is ByRate.
 func Level(by string, r *stats.Result) float64 {
 	if by == ByRate {
-		return r.Target.Rate
+		return r.Load.Rate
 	}
-	return float64(r.Target.Concurrency)
+	return float64(r.Load.Concurrency)
 }
 
 // FormatLevel formats step r's Level for text and files: "8", "1500".

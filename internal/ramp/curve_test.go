@@ -24,7 +24,7 @@ type step struct {
 // counts, and one Dist per phase in lat.
 func (s step) result(t *testing.T) *stats.Result {
 	t.Helper()
-	r := &stats.Result{Target: stats.Load{Concurrency: s.c, Rate: s.rate}, Elapsed: s.elapsed, StoppedBy: stats.StopCount}
+	r := &stats.Result{Load: stats.Load{Concurrency: s.c, Rate: s.rate}, Elapsed: s.elapsed, StoppedBy: stats.StopCount}
 	r.Counts.Dispatched = int64(s.ok + s.non2xx + s.bad)
 	r.Counts.Outcomes[stats.OK] = int64(s.ok)
 	r.Counts.Outcomes[stats.Non2xx] = int64(s.non2xx)

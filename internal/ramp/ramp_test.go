@@ -21,7 +21,7 @@ type scripted struct {
 
 func (s *scripted) Step(_ context.Context, l Load, progress func(int64, time.Duration)) (*stats.Result, error) {
 	s.loads = append(s.loads, l)
-	r := &stats.Result{Target: stats.Load{Concurrency: l.Concurrency, Rate: float64(l.Rate), Requests: l.Requests},
+	r := &stats.Result{Load: stats.Load{Concurrency: l.Concurrency, Rate: float64(l.Rate), Requests: l.Requests},
 		Elapsed: time.Second, StoppedBy: stats.StopCount}
 	r.Counts.Dispatched = l.Requests
 	if s.dead > 0 && len(s.loads) >= s.dead {

@@ -79,7 +79,7 @@ func (l *longRun) bound() int {
 func (l *longRun) result() *stats.Result {
 	end := l.start.Add(time.Duration(l.sec) * time.Second)
 	return Collect(stats.Result{Start: l.start, End: end, Elapsed: end.Sub(l.start),
-		Target: stats.Load{URL: "http://127.0.0.1:1/", Rate: perSecond},
+		Load:   stats.Load{URL: "http://127.0.0.1:1/", Rate: perSecond},
 		Counts: stats.Counts{Dispatched: l.sent, Scheduled: l.sent}}, l.recs, l.groups)
 }
 
@@ -244,7 +244,7 @@ func TestFlatSeriesShardsMerge(t *testing.T) {
 	a.run(3600)
 	b.run(2400 + 17)
 	ra, rb := a.result(), b.result()
-	ra.Target.Shard, rb.Target.Shard = stats.ShardID{Index: 0, Count: 2}, stats.ShardID{Index: 1, Count: 2}
+	ra.Load.Shard, rb.Load.Shard = stats.ShardID{Index: 0, Count: 2}, stats.ShardID{Index: 1, Count: 2}
 	m, err := stats.Merge(ra, rb)
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func TestMergeFirstResponseAndLengths(t *testing.T) {
 	if errs := res.Check(); len(errs) != 0 {
 		t.Errorf("check: %v", errs)
 	}
-	res.Target.VariableLength = true
+	res.Load.VariableLength = true
 	if res.Failed() != 0 {
 		t.Errorf("with -l, length mismatches are not failures: %d", res.Failed())
 	}
@@ -174,7 +174,7 @@ func TestAddDroppedCensors(t *testing.T) {
 	tm := Timing{stats.Total: 500, stats.Processing: 500, stats.Corrected: 700}
 	rec.Response(&tm, 0)
 	rec.End(stats.OK)
-	res := Collect(stats.Result{Elapsed: 10 * time.Millisecond, Target: stats.Load{Rate: 400},
+	res := Collect(stats.Result{Elapsed: 10 * time.Millisecond, Load: stats.Load{Rate: 400},
 		Counts: stats.Counts{Dispatched: 1, Scheduled: 4}}, []*Recorder{rec}, groups)
 	res.Counts.Outcomes[stats.Dropped] = 3
 	if errs := res.Check(); len(errs) != 1 {
@@ -188,7 +188,7 @@ func TestAddDroppedCensors(t *testing.T) {
 	if errs := res.Check(); len(errs) != 0 {
 		t.Errorf("invariants: %v", errs)
 	}
-	empty := &stats.Result{Elapsed: time.Second, Target: stats.Load{Rate: 1}, Counts: stats.Counts{Scheduled: 2}}
+	empty := &stats.Result{Elapsed: time.Second, Load: stats.Load{Rate: 1}, Counts: stats.Counts{Scheduled: 2}}
 	empty.Counts.Outcomes[stats.Dropped] = 2
 	empty.AddDropped(func(k int64) time.Duration { return time.Duration(k) * time.Second })
 	if c := empty.Latency[stats.Corrected]; c == nil || c.Count != 2 || c.Max != 1_000_000 || len(empty.Check()) != 0 {

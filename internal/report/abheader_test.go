@@ -35,10 +35,10 @@ func TestHeaderSeveralTargets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := *fakerun.Fixtures()["plain"]
-			r.Target.VariableLength = tc.varLen
+			r.Load.VariableLength = tc.varLen
 			r.Targets = nil
 			first, _ := url.Parse(tc.urls[0]) // the run's Target is the first target's
-			r.Target.Host, r.Target.Path = first.Hostname(), first.RequestURI()
+			r.Load.Host, r.Load.Path = first.Hostname(), first.RequestURI()
 			for _, u := range tc.urls {
 				r.Targets = append(r.Targets, stats.TargetStats{URL: u, Method: "GET"})
 			}

@@ -198,7 +198,7 @@ func mirror(t *testing.T, ab map[string]string, run abRun, samples []stats.Sampl
 	if run.body > 0 {
 		target.Method = "POST"
 	}
-	r := record.Collect(stats.Result{Target: target, StoppedBy: stats.StopCount,
+	r := record.Collect(stats.Result{Load: target, StoppedBy: stats.StopCount,
 		Counts: stats.Counts{Dispatched: complete}}, []*record.Recorder{rec}, shards)
 	if u.Scheme == "https" {
 		r.Server.TLSProtocol, r.Server.TLSCipher = "TLS 1.2", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"

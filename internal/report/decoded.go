@@ -13,7 +13,7 @@ import (
 // wire)", with times for the sign. ok is false for a run without
 // --compressed.
 func decodedLine(r *stats.Result, times string) (s string, ok bool) {
-	if !r.Target.Compressed {
+	if !r.Load.Compressed {
 		return "", false
 	}
 	c := &r.Counts

@@ -19,7 +19,7 @@ func TestDecodedLine(t *testing.T) {
 	if strings.Contains(b.String(), "Decoded") {
 		t.Errorf("a run without --compressed has a decoded line:\n%s", b.String())
 	}
-	r.Target.Compressed = true
+	r.Load.Compressed = true
 	b.Reset()
 	writeCounts(&b, r)
 	want := "HTML transferred:       10240 bytes\nDecoded body:           32768 bytes (3.20× the 10240 on the wire)\n"
@@ -45,7 +45,7 @@ func TestCompressedRunJSONMatchesSchema(t *testing.T) {
 
 func TestDecodedHTMLRow(t *testing.T) {
 	r := &stats.Result{}
-	r.Target.Compressed = true
+	r.Load.Compressed = true
 	r.Counts.BodyIn, r.Counts.DecodedIn = 1000, 4500
 	var b bytes.Buffer
 	if err := HTML(&b, r, Options{}); err != nil {

@@ -70,9 +70,9 @@ func tlsHandshakes(r *stats.Result) string {
 	full, resumed := samples(r.Latency[stats.TLSFull]), samples(r.Latency[stats.TLSResumed])
 	s := fmt.Sprintf("full=%d resumed=%d", full, resumed)
 	switch {
-	case !r.Target.TLSResume || resumed > 0:
-	case full > int64(r.Target.Concurrency):
-		c := int64(r.Target.Concurrency)
+	case !r.Load.TLSResume || resumed > 0:
+	case full > int64(r.Load.Concurrency):
+		c := int64(r.Load.Concurrency)
 		s += fmt.Sprintf(" (--tls-resume: the server resumed none of the %d sessions after the first %d handshakes: it refuses resumption)", full-c, c)
 	default:
 		s += " (--tls-resume: every connection opened before a first session could be resumed)"
@@ -93,11 +93,11 @@ func samples(d *stats.Dist) int64 {
 func extraLines(r *stats.Result, line func(key, value string)) {
 	c := &r.Counts
 	line("latency model", latencyModel(r))
-	if p := protocolLine(&r.Target); p != "" {
+	if p := protocolLine(&r.Load); p != "" {
 		line("protocol", p)
 	}
 	line("stopped by", stoppedBy(r))
-	if s := r.Target.Shard; s.Count > 0 {
+	if s := r.Load.Shard; s.Count > 0 {
 		line("shard", fmt.Sprintf("%d/%d: this process's share of the load (gb merge combines the shards)", s.Index, s.Count))
 	}
 	if p := r.Partial; p != nil {
@@ -111,8 +111,8 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	if len(c.Errors) > 0 || c.OtherErrors > 0 {
 		line("errors", errorSummary(c))
 	}
-	if strings.HasPrefix(r.Target.URL, "https:") {
-		line("tls verify", map[bool]string{true: "on", false: "off (--insecure)"}[r.Target.TLSVerify])
+	if strings.HasPrefix(r.Load.URL, "https:") {
+		line("tls verify", map[bool]string{true: "on", false: "off (--insecure)"}[r.Load.TLSVerify])
 	}
 	line("retries", fmt.Sprint(c.Retries))
 	line("length mismatches", fmt.Sprint(c.LengthMismatch))
@@ -126,7 +126,7 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 	if len(r.Targets) > 0 {
 		targetLines(r, line)
 	}
-	if r.Target.Rate > 0 {
+	if r.Load.Rate > 0 {
 		writeRate(line, r)
 	}
 	line("client", clientCost(r))
@@ -137,11 +137,11 @@ func extraLines(r *stats.Result, line func(key, value string)) {
 
 // latencyModel says what the latencies measure.
 func latencyModel(r *stats.Result) string {
-	if r.Target.Rate > 0 {
+	if r.Load.Rate > 0 {
 		return "rate mode: latency from intended send time in corrected ms; ab's tables show service time"
 	}
-	if r.Target.Pipeline > 1 {
-		return fmt.Sprintf("closed loop, pipelined %d deep: latency from each batch's start, service time", r.Target.Pipeline)
+	if r.Load.Pipeline > 1 {
+		return fmt.Sprintf("closed loop, pipelined %d deep: latency from each batch's start, service time", r.Load.Pipeline)
 	}
 	return "closed loop: latency is service time, not corrected for coordinated omission"
 }

@@ -86,7 +86,7 @@ func TestTLSHandshakesLine(t *testing.T) {
 		{true, 10, 0, "full=10 resumed=0 (--tls-resume: every connection opened before a first session could be resumed)"},
 		{false, 0, 0, ""},
 	} {
-		r := &stats.Result{Target: stats.Load{Concurrency: 10, TLSResume: tc.resume}}
+		r := &stats.Result{Load: stats.Load{Concurrency: 10, TLSResume: tc.resume}}
 		r.Latency[stats.TLS] = dist(tc.full + tc.resumed)
 		r.Latency[stats.TLSFull], r.Latency[stats.TLSResumed] = dist(tc.full), dist(tc.resumed)
 		got := ""

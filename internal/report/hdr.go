@@ -18,7 +18,7 @@ const hgrmTicks = 5
 // LeadPhase is the latency a run's summary leads with: Corrected (from
 // the intended send time) in rate mode, Total (service time) otherwise.
 func LeadPhase(r *stats.Result) stats.Phase {
-	if r.Target.Rate > 0 && r.Latency[stats.Corrected] != nil {
+	if r.Load.Rate > 0 && r.Latency[stats.Corrected] != nil {
 		return stats.Corrected
 	}
 	return stats.Total
@@ -74,7 +74,7 @@ func HLog(w io.Writer, r *stats.Result) error {
 	for i := range s.Points {
 		p, w := &s.Points[i], s.Width(i)
 		steps = append(steps, func() error { return logInterval(lw, p.Latency, "", p, w, r) })
-		if r.Target.Rate > 0 {
+		if r.Load.Rate > 0 {
 			steps = append(steps, func() error { return logInterval(lw, p.Corrected, "corrected", p, w, r) })
 		}
 	}

@@ -84,7 +84,7 @@ func (t htmlTable) rows(r *stats.Result) {
 	t.row("Server Port", html.EscapeString(h.port))
 	t.row("Document Path", html.EscapeString(h.path))
 	t.row("Document Length", html.EscapeString(h.length))
-	t.row("Concurrency Level", fmt.Sprint(r.Target.Concurrency))
+	t.row("Concurrency Level", fmt.Sprint(r.Load.Concurrency))
 	t.row("Time taken for tests", fmt.Sprintf("%.3f seconds", r.Elapsed.Seconds()))
 	t.row("Complete requests", fmt.Sprint(r.Complete()))
 	t.row("Failed requests", fmt.Sprint(r.Failed()))
@@ -96,7 +96,7 @@ func (t htmlTable) rows(r *stats.Result) {
 	if n := c.Outcomes[stats.Non2xx]; n > 0 {
 		t.row("Non-2xx responses", fmt.Sprint(n))
 	}
-	if r.Target.KeepAlive {
+	if r.Load.KeepAlive {
 		t.row("Keep-Alive requests", fmt.Sprint(c.KeepAlive))
 	}
 	t.row("Total transferred", fmt.Sprintf("%d bytes", c.BytesIn))

@@ -12,7 +12,7 @@ import (
 func TestHTMLGolden(t *testing.T) {
 	fx := fakerun.Fixtures()
 	fx["failures"].Server.Software = `<b>"gb&co"</b>` // escaped in the golden file
-	fx["failures"].Target.Host = "<host>"
+	fx["failures"].Load.Host = "<host>"
 	for _, tc := range []struct {
 		file, fixture string
 		o             Options
@@ -37,7 +37,7 @@ func TestHTMLGolden(t *testing.T) {
 func TestHTMLEscapes(t *testing.T) {
 	r := fakerun.Fixtures()["plain"]
 	r.Server.Software = `<script>alert(1)</script>`
-	r.Target.Path = `/?a=<b>&c="d"`
+	r.Load.Path = `/?a=<b>&c="d"`
 	var b bytes.Buffer
 	if err := HTML(&b, r, Options{}); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func RampCSV(w io.Writer, rp *ramp.Ramp) error {
 	for _, r := range rp.Steps {
 		d := ramp.Latency(rp.By, r)
 		row := []string{
-			r.Start.Format(time.RFC3339), strconv.Itoa(r.Target.Concurrency),
+			r.Start.Format(time.RFC3339), strconv.Itoa(r.Load.Concurrency),
 			strconv.FormatInt(r.Complete(), 10), strconv.FormatInt(r.Failed(), 10), fixed2(r.RPS()),
 		}
 		row = append(row, latencyFields(d, func(d *stats.Dist) []float64 {
@@ -67,8 +67,8 @@ func latencyFields(d *stats.Dist, pick func(*stats.Dist) []float64) []string {
 
 // targetRate is the step's target rate, empty in a closed loop.
 func targetRate(r *stats.Result) string {
-	if r.Target.Rate > 0 {
-		return fixed2(r.Target.Rate)
+	if r.Load.Rate > 0 {
+		return fixed2(r.Load.Rate)
 	}
 	return ""
 }
@@ -93,8 +93,8 @@ func fixed2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 // RampCSV), non-2xx responses, failed requests and bytes read.
 func RampAutobench(w io.Writer, rp *ramp.Ramp, sep string) error {
 	host := "host"
-	if len(rp.Steps) > 0 && rp.Steps[0].Target.Host != "" {
-		host = rp.Steps[0].Target.Host
+	if len(rp.Steps) > 0 && rp.Steps[0].Load.Host != "" {
+		host = rp.Steps[0].Load.Host
 	}
 	var cols []string
 	cols = append(cols, "dem_req_rate")
@@ -121,7 +121,7 @@ func RampAutobench(w io.Writer, rp *ramp.Ramp, sep string) error {
 		row := []string{ramp.FormatLevel(rp.By, r), fixed2(perSecond(float64(r.Counts.Dispatched), r)), fixed2(perSecond(float64(r.Counts.ConnsOpened), r)),
 			fixed2(lo), fixed2(mean), fixed2(hi), fixed2(sd), ms(wait),
 			fixed2(perSecond(float64(r.Counts.BytesIn+r.Counts.BytesOut)/1024, r)), fixed2(errs),
-			strconv.Itoa(i + 1), strconv.Itoa(r.Target.Concurrency), targetRate(r), fixed2(achieved(r))}
+			strconv.Itoa(i + 1), strconv.Itoa(r.Load.Concurrency), targetRate(r), fixed2(achieved(r))}
 		row = append(row, latencyFields(ramp.Latency(rp.By, r), func(d *stats.Dist) []float64 {
 			return []float64{float64(d.Percentile(50)), float64(d.Percentile(90)), float64(d.Percentile(99)),
 				float64(d.Percentile(99.9)), float64(d.Max)}

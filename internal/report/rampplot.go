@@ -35,7 +35,7 @@ func RampPlot(w io.Writer, rp *ramp.Ramp, csvPath, pngPath string) error {
 	}
 	title := "gb ramp"
 	if len(rp.Steps) > 0 {
-		t := rp.Steps[0].Target
+		t := rp.Steps[0].Load
 		title += ": " + t.Method + " " + t.URL
 		if t.KeepAlive {
 			title += " (keep-alive)"

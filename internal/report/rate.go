@@ -16,7 +16,7 @@ import (
 // latency as censored values (see stats.Result.AddDropped).
 func writeRate(line func(key, value string), r *stats.Result) {
 	c := &r.Counts
-	line("target rate", fmt.Sprintf("%.2f req/s", r.Target.Rate))
+	line("target rate", fmt.Sprintf("%.2f req/s", r.Load.Rate))
 	line("achieved rate", fmt.Sprintf("%.2f req/s (sent=%d scheduled=%d dropped=%d)",
 		achieved(r), c.Dispatched, c.Scheduled, c.Outcomes[stats.Dropped]))
 	line("late sends", fmt.Sprintf("%d (started more than %v behind schedule)", c.Late, stats.LateAfter))
@@ -44,7 +44,7 @@ func clientCost(r *stats.Result) string {
 		cmp.Or(cl.Engine, "goroutine"), cores(r), cl.MaxProcs, cl.GCCycles, float64(cl.GCPause)/float64(time.Millisecond), cl.HeapAllocs)
 	if cl.MaxRSS > 0 {
 		s += fmt.Sprintf(" rss=%.1fMiB", float64(cl.MaxRSS)/(1<<20))
-		if c := r.Target.Concurrency; cl.BaseRSS > 0 && c >= minRSSConns && cl.MaxRSS > cl.BaseRSS {
+		if c := r.Load.Concurrency; cl.BaseRSS > 0 && c >= minRSSConns && cl.MaxRSS > cl.BaseRSS {
 			s += fmt.Sprintf(" (%.1fMiB above the baseline, %.1fKiB per connection)",
 				float64(cl.MaxRSS-cl.BaseRSS)/(1<<20), float64(cl.MaxRSS-cl.BaseRSS)/1024/float64(c))
 		}
@@ -73,10 +73,10 @@ func warnings(r *stats.Result) []string {
 		return nil
 	}
 	var out []string
-	d := capacity.Diagnose(capacity.SignalsOf(r, r.Target.Concurrency))
-	if r.Target.Rate > 0 {
+	d := capacity.Diagnose(capacity.SignalsOf(r, r.Load.Concurrency))
+	if r.Load.Rate > 0 {
 		if a := achieved(r); d.Short {
-			out = append(out, fmt.Sprintf("achieved %.2f req/s is below the target %.2f: %s", a, r.Target.Rate, d.Explain()))
+			out = append(out, fmt.Sprintf("achieved %.2f req/s is below the target %.2f: %s", a, r.Load.Rate, d.Explain()))
 		} else if d.Late {
 			out = append(out, fmt.Sprintf("sends ran late (lag p99 %.3fms): %s", float64(d.LagP99)/1000, d.Explain()))
 		}

@@ -44,9 +44,9 @@ type abHeader struct {
 // differ, and the document length always unless -l (each target has its
 // own). With one target the values are ab's.
 func headerOf(r *stats.Result) abHeader {
-	h := abHeader{software(r.Server.Software), r.Target.Host, strconv.Itoa(r.Target.Port), r.Target.Path,
+	h := abHeader{software(r.Server.Software), r.Load.Host, strconv.Itoa(r.Load.Port), r.Load.Path,
 		fmt.Sprintf("%d bytes", r.Server.DocumentLength)}
-	if r.Target.VariableLength {
+	if r.Load.VariableLength {
 		h.length = "Variable"
 	}
 	if len(r.Targets) < 2 {
@@ -76,7 +76,7 @@ func headerOf(r *stats.Result) abHeader {
 	if len(paths) > 1 {
 		h.path = several
 	}
-	if !r.Target.VariableLength {
+	if !r.Load.VariableLength {
 		h.length = several
 	}
 	return h

@@ -15,9 +15,9 @@ import (
 // and length mismatches unless -l) and non-2xx responses, then the
 // method and URL.
 func targetLines(r *stats.Result, line func(key, value string)) {
-	order := r.Target.Order
+	order := r.Load.Order
 	if order == "random" {
-		order += fmt.Sprintf(" (seed %d)", r.Target.Seed)
+		order += fmt.Sprintf(" (seed %d)", r.Load.Seed)
 	}
 	line("targets", fmt.Sprintf("%d, %s", len(r.Targets), order))
 	var sent int64
@@ -53,7 +53,7 @@ func targetRow(r *stats.Result, t *stats.TargetStats, sent int64) []string {
 		share = float64(t.Requests) / float64(sent)
 	}
 	failed := t.Failed()
-	if !r.Target.VariableLength {
+	if !r.Load.VariableLength {
 		failed += t.LengthMismatch
 	}
 	p50, p99 := "-", "-"

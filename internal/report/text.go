@@ -42,7 +42,7 @@ func writeServer(w io.Writer, r *stats.Result) {
 	fmt.Fprintf(w, "\n\nServer Software:        %s\n", h.software)
 	fmt.Fprintf(w, "Server Hostname:        %s\n", h.host)
 	fmt.Fprintf(w, "Server Port:            %s\n", h.port)
-	if isHTTPS(r.Target) {
+	if isHTTPS(r.Load) {
 		if v := tlsInfo(r.Server); v != "" {
 			fmt.Fprintf(w, "SSL/TLS Protocol:       %s\n", v)
 		}
@@ -60,7 +60,7 @@ func writeServer(w io.Writer, r *stats.Result) {
 // writeCounts writes the lines from Concurrency Level to HTML transferred.
 func writeCounts(w io.Writer, r *stats.Result) {
 	c := &r.Counts
-	fmt.Fprintf(w, "\nConcurrency Level:      %d\n", r.Target.Concurrency)
+	fmt.Fprintf(w, "\nConcurrency Level:      %d\n", r.Load.Concurrency)
 	fmt.Fprintf(w, "Time taken for tests:   %.3f seconds\n", r.Elapsed.Seconds())
 	fmt.Fprintf(w, "Complete requests:      %d\n", r.Complete())
 	fmt.Fprintf(w, "Failed requests:        %d\n", r.Failed())
@@ -75,7 +75,7 @@ func writeCounts(w io.Writer, r *stats.Result) {
 	if n := c.Outcomes[stats.Non2xx]; n > 0 {
 		fmt.Fprintf(w, "Non-2xx responses:      %d\n", n)
 	}
-	if r.Target.KeepAlive {
+	if r.Load.KeepAlive {
 		fmt.Fprintf(w, "Keep-Alive requests:    %d\n", c.KeepAlive)
 	}
 	fmt.Fprintf(w, "Total transferred:      %d bytes\n", c.BytesIn)
@@ -88,7 +88,7 @@ func writeCounts(w io.Writer, r *stats.Result) {
 
 // hasBody reports whether the run sent a request body (ab's -p or -u),
 // the condition for "Total body sent" and the kb/s sent and total lines.
-func hasBody(r *stats.Result) bool { return r.Target.BodyLength > 0 }
+func hasBody(r *stats.Result) bool { return r.Load.BodyLength > 0 }
 
 // writeRates writes the rate lines, computed in ab's order of floating
 // point operations so that they round identically.
@@ -99,7 +99,7 @@ func writeRates(w io.Writer, r *stats.Result) {
 	}
 	in, out := float64(r.Counts.BytesIn), float64(r.Counts.BytesOut)
 	fmt.Fprintf(w, "Requests per second:    %.2f [#/sec] (mean)\n", r.RPS())
-	fmt.Fprintf(w, "Time per request:       %.3f [ms] (mean)\n", float64(r.Target.Concurrency)*t*1000/done)
+	fmt.Fprintf(w, "Time per request:       %.3f [ms] (mean)\n", float64(r.Load.Concurrency)*t*1000/done)
 	fmt.Fprintf(w, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n", t*1000/done)
 	fmt.Fprintf(w, "Transfer rate:          %.2f [Kbytes/sec] received\n", in/1024/t)
 	if hasBody(r) {

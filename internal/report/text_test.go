@@ -140,7 +140,7 @@ func TestClientRSSPerConnection(t *testing.T) {
 		{1000, 10 << 20, 60 << 20, "rss=60.0MiB (50.0MiB above the baseline, 51.2KiB per connection)\n"},
 	} {
 		r := fakerun.Fixtures()["keepalive"]
-		r.Target.Concurrency = tc.conns
+		r.Load.Concurrency = tc.conns
 		r.Client.BaseRSS, r.Client.MaxRSS = tc.base, tc.max
 		var b bytes.Buffer
 		if err := Text(&b, r, Options{}); err != nil {
