@@ -126,6 +126,9 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 		cfg.Method = o.methodKind
 	}
 	cfg.KeepSamples = o.gnuplotFile != "" || o.csvFile != ""
+	if cfg.Interval == 0 && !o.readsSeries(stderr) {
+		cfg.Interval = -1 // no time series: nothing this run writes reads one
+	}
 	if err := o.addTargets(&cfg); err != nil {
 		return nil, err
 	}
@@ -140,6 +143,21 @@ func (o *options) plan(url string, argv []string, stderr io.Writer) (*gb.Plan, e
 		}),
 	}
 	return gb.NewPlan(cfg, opts...)
+}
+
+// readsSeries reports whether something this run shows or writes reads
+// its time series (Result.Series): the live panel (--live on, or a
+// terminal on stderr; its closed intervals' latency), the --web page
+// (throughput over time), the Prometheus endpoint (its latency histograms
+// are the closed intervals'), the JSON (and so gb report, compare and merge
+// later), the HTML page, the HdrHistogram log, or a script (done()'s
+// requests statistics are per interval). Without them gb keeps no series,
+// which costs memory in proportion to the run's length (a sparse histogram
+// per second, tens of KB at 30k requests/s), as ab keeps no samples
+// without -g or -e.
+func (o *options) readsSeries(stderr io.Writer) bool {
+	live := o.live == "on" || o.live != "off" && isTerminal(stderr)
+	return live || o.web.addr != "" || o.metrics.addr != "" || o.jsonFile != "" || o.htmlFile != "" || o.hlogFile != "" || o.cfg.Script != ""
 }
 
 // checkFiles checks the output files before the run (checkOutputs).
