@@ -13,15 +13,18 @@ import (
 
 // fakeStreamer holds up to limit exchanges and ends them newest first
 // (out of order), each after delay; every third ends non2xx. It records
-// the most it ever held at once.
+// the most it ever held at once. With holdMeasured, it ends the warm-up's
+// exchanges only: a measured one stays in flight until Interrupt, and then
+// ends as timed out, as a server that stopped answering.
 type fakeStreamer struct {
-	limit   int
-	delay   time.Duration
-	held    []*Exchange
-	n       int64
-	most    int
-	started *atomic.Int64
-	stop    atomic.Bool
+	limit        int
+	delay        time.Duration
+	holdMeasured bool
+	held         []*Exchange
+	n            int64
+	most         int
+	started      *atomic.Int64
+	stop         atomic.Bool
 }
 
 func (f *fakeStreamer) Do(x *Exchange) stats.Outcome { panic("a Streamer is driven by Start and Next") }
@@ -47,8 +50,7 @@ func (f *fakeStreamer) Next(until time.Time) (*Exchange, stats.Outcome) {
 		return nil, stats.OK
 	}
 	time.Sleep(f.delay)
-	x := f.held[len(f.held)-1]
-	f.held = f.held[:len(f.held)-1]
+	x := f.take()
 	x.Done, x.FirstByte = clock.Read(), clock.Read()
 	f.n++
 	if f.stop.Load() {
@@ -60,6 +62,27 @@ func (f *fakeStreamer) Next(until time.Time) (*Exchange, stats.Outcome) {
 	}
 	x.Status = 200
 	return x, stats.OK
+}
+
+// take removes and returns the exchange Next ends: the newest, or with
+// holdMeasured the newest of the warm-up, waiting for Interrupt when every
+// exchange held is measured.
+func (f *fakeStreamer) take() *Exchange {
+	i := len(f.held) - 1
+	if f.holdMeasured {
+		for i >= 0 && !slotOf(f.held[i]).warm {
+			i--
+		}
+		if i < 0 {
+			for !f.stop.Load() {
+				time.Sleep(time.Millisecond)
+			}
+			i = len(f.held) - 1
+		}
+	}
+	x := f.held[i]
+	f.held = append(f.held[:i], f.held[i+1:]...)
+	return x
 }
 
 // TestStreamsSpendTheExactBudget: with out-of-order completions, each
@@ -104,12 +127,13 @@ func TestStreamsRateMode(t *testing.T) {
 
 // TestStreamsStopAndWarmup: a warm-up then a time limit: the requests in
 // flight at the stop end aborted; the warm-up's are counted apart, and
-// both accounts sum to what was sent.
+// both accounts sum to what was sent. The measured requests get no answer
+// before the stop, so that some are in flight then however late it comes.
 func TestStreamsStopAndWarmup(t *testing.T) {
 	var started atomic.Int64
 	res := mustRun(t, Config{Concurrency: 2, Duration: 200 * time.Millisecond, Warmup: 100 * time.Millisecond,
 		NewConn: func(context.Context) Conn {
-			return &fakeStreamer{limit: 5, delay: time.Millisecond, started: &started}
+			return &fakeStreamer{limit: 5, delay: time.Millisecond, holdMeasured: true, started: &started}
 		}}, context.Background())
 	w := res.Warmup
 	if w == nil || w.Counts.Dispatched == 0 || res.Counts.Dispatched == 0 {
