@@ -32,9 +32,14 @@ func (s *Server) listenH3() error {
 			return context.WithValue(ctx, connKey{}, s.countQUIC(qc))
 		},
 	}
+	// The announcement is written here, not by SetQUICHeaders: that one
+	// says nothing until Serve has registered the listener, and the first
+	// TLS reply may come before that goroutine runs. The UDP socket is
+	// bound already, so a client that follows it at once is served.
+	alt := []string{fmt.Sprintf(`%s=":%d"; ma=2592000`, http3.NextProtoH3, ta.Port)}
 	h := s.tlsSrv.Handler
 	s.tlsSrv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = s.h3Srv.SetQUICHeaders(w.Header())
+		w.Header()["Alt-Svc"] = alt
 		h.ServeHTTP(w, r)
 	})
 	return nil
