@@ -153,6 +153,7 @@ func TestWakeAfterCloseWritesNothing(t *testing.T) {
 		var conn net.Conn
 		l.Go(func(tk *Task) {
 			if conn, err = dial(tk, addr); err == nil {
+				err = echoOnce(conn) // the server has accepted: its file is open before Close
 				conn.Close()
 			}
 		})
@@ -161,8 +162,9 @@ func TestWakeAfterCloseWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		wakefd := l.wakefd
+		r, w := openPipe(t)
 		l.Close()
-		r, w := pipeAt(t, wakefd)
+		w = moveTo(t, w, wakefd)
 		tc.wake(l, conn)
 		n, err := unix.Read(r, make([]byte, 64))
 		if n > 0 || err != unix.EAGAIN {
@@ -173,29 +175,41 @@ func TestWakeAfterCloseWritesNothing(t *testing.T) {
 	}
 }
 
-// pipeAt opens non-blocking pipes until one's write end has the number
-// fd (the kernel gives the lowest free number, so it comes within a few
-// when fd was just closed), closes the others, and returns that one.
-func pipeAt(t *testing.T, fd int) (r, w int) {
-	t.Helper()
-	var spare []int
-	defer func() {
-		for _, f := range spare {
-			unix.Close(f)
-		}
-	}()
-	for range 16 {
-		var p [2]int
-		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-			t.Fatal(err)
-		}
-		if p[1] == fd {
-			return p[0], p[1]
-		}
-		spare = append(spare, p[0], p[1])
+// echoOnce sends a line on c and reads its echo.
+func echoOnce(c net.Conn) error {
+	if _, err := c.Write([]byte("x\n")); err != nil {
+		return err
 	}
-	t.Fatalf("no pipe got file number %d: another file took it", fd)
-	return -1, -1
+	_, err := c.Read(make([]byte, 2))
+	return err
+}
+
+// openPipe returns a non-blocking pipe's read and write ends.
+func openPipe(t *testing.T) (r, w int) {
+	t.Helper()
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	return p[0], p[1]
+}
+
+// moveTo gives the file w the number fd, just freed, and returns it
+// there (w's old number is closed). F_DUPFD takes the lowest free number
+// from fd up, so it is fd unless another file of the process took it
+// first: the test is then skipped, as it could not see a write there.
+func moveTo(t *testing.T, w, fd int) int {
+	t.Helper()
+	got, err := unix.FcntlInt(uintptr(w), unix.F_DUPFD_CLOEXEC, fd)
+	unix.Close(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != fd {
+		unix.Close(got)
+		t.Skipf("file number %d was taken by another file of the test process", fd)
+	}
+	return got
 }
 
 func TestDialRefusedLooksLikeNet(t *testing.T) {
