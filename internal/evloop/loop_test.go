@@ -107,26 +107,37 @@ func TestInterruptEndsEveryWait(t *testing.T) {
 	}
 	defer l.Close()
 	errs := make(chan error, 2)
+	waiting := make(chan struct{}, 2) // each task says so as it is about to wait
+
 	l.Go(func(tk *Task) { // parked in Read with no deadline
 		c, err := dial(tk, addr)
 		if err != nil {
 			errs <- err
+			waiting <- struct{}{}
 			return
 		}
 		defer c.Close()
+		waiting <- struct{}{}
 		_, err = c.Read(make([]byte, 8))
 		errs <- err
 	})
 	l.Go(func(tk *Task) { // asleep for an hour
+		waiting <- struct{}{}
 		tk.Sleep(time.Hour)
 		errs <- nil
 	})
-	time.AfterFunc(20*time.Millisecond, l.Interrupt)
+	// The interrupt comes once both tasks reached their wait (not after a
+	// fixed 20 ms: a loop that ran them later saw its dial interrupted).
+	go func() {
+		<-waiting
+		<-waiting
+		l.Interrupt()
+	}()
 	done := make(chan struct{})
 	go func() { l.Run(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Run did not return after Interrupt")
 	}
 	if err := <-errs; err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
