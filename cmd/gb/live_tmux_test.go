@@ -67,6 +67,26 @@ func (p *tmuxPane) await(limit time.Duration, ok func(string) bool) (string, boo
 	}
 }
 
+// awaitDuring polls the screen until ok accepts it while gb still runs,
+// and returns the last screen read: it gives up once the screen shows
+// ended (a line gb prints as it ends), or after a minute (a hang). So the
+// panel is read whenever it is up, however late a busy machine started
+// gb, not within a fixed few seconds.
+func (p *tmuxPane) awaitDuring(ok func(string) bool, ended string) (string, bool) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		s := p.screen()
+		if ok(s) {
+			return s, true
+		}
+		if strings.Contains(s, ended) || time.Now().After(deadline) {
+			return s, false
+		}
+	}
+}
+
+// reportEnd is a line of gb's report: once on screen, the run has ended.
+const reportEnd = "Requests per second:"
+
 var (
 	panelFailed  = regexp.MustCompile(`(?m)^ok [1-9]\d*  non-2xx [1-9]\d*  failed [1-9]\d* \(timeout`)
 	panelRate    = regexp.MustCompile(`(?m)^req/s [1-9]\d*  \(avg `)
@@ -86,7 +106,7 @@ func liveURL(t *testing.T) string {
 func TestLivePanelInTmux(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s -t 8 -c 10 -s 1 '%s'; sleep 60", gbBin(t), liveURL(t)))
-	s, ok := p.await(4*time.Second, func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) })
+	s, ok := p.awaitDuring(func(s string) bool { return panelFailed.MatchString(s) && panelRate.MatchString(s) }, reportEnd)
 	if !ok {
 		t.Fatalf("no panel with failures and a current req/s during the run:\n%s", s)
 	}
@@ -96,10 +116,10 @@ func TestLivePanelInTmux(t *testing.T) {
 		}
 	}
 	// A closed interval of the 1 s series comes three to four seconds in.
-	if s, ok := p.await(7*time.Second, panelLatency.MatchString); !ok {
+	if s, ok := p.awaitDuring(panelLatency.MatchString, reportEnd); !ok {
 		t.Errorf("no latency of a closed interval during the run:\n%s", s)
 	}
-	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
+	s, ok = p.await(time.Minute, func(s string) bool { return strings.Contains(s, reportEnd) })
 	if !ok {
 		t.Fatalf("no report after the run:\n%s", s)
 	}
@@ -116,11 +136,11 @@ func TestLivePanelInTmux(t *testing.T) {
 func TestLivePanelCtrlC(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; sleep 60", gbBin(t), liveURL(t)))
-	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
+	if s, ok := p.awaitDuring(panelRate.MatchString, reportEnd); !ok {
 		t.Fatalf("no panel during the run:\n%s", s)
 	}
 	p.tmux("send-keys", "-t", "gb", "C-c")
-	s, ok := p.await(10*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") })
+	s, ok := p.await(time.Minute, func(s string) bool { return strings.Contains(s, reportEnd) })
 	if !ok {
 		t.Fatalf("no report after Ctrl-C:\n%s", s)
 	}
@@ -139,11 +159,11 @@ func TestLivePanelCtrlC(t *testing.T) {
 func TestLivePanelSecondCtrlC(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s -t 30 -c 4 '%s'; echo exit=$?; sleep 60", gbBin(t), liveURL(t)))
-	if s, ok := p.await(4*time.Second, panelRate.MatchString); !ok {
+	if s, ok := p.awaitDuring(panelRate.MatchString, reportEnd); !ok {
 		t.Fatalf("no panel during the run:\n%s", s)
 	}
 	p.tmux("send-keys", "-t", "gb", "C-c", "C-c")
-	s, ok := p.await(10*time.Second, func(s string) bool { return strings.Contains(s, "exit=") })
+	s, ok := p.await(time.Minute, func(s string) bool { return strings.Contains(s, "exit=") })
 	if !ok {
 		t.Fatalf("gb did not end after two Ctrl-C:\n%s", s)
 	}
@@ -163,7 +183,7 @@ var (
 func TestLivePanelFollowsResize(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s -t 10 -c 4 '%s'; sleep 60", gbBin(t), liveURL(t)))
-	if s, ok := p.await(4*time.Second, panelBar.MatchString); !ok {
+	if s, ok := p.awaitDuring(panelBar.MatchString, reportEnd); !ok {
 		t.Fatalf("no bar in the panel during the run:\n%s", s)
 	}
 	p.tmux("resize-window", "-t", "gb", "-x", "50")
@@ -171,7 +191,7 @@ func TestLivePanelFollowsResize(t *testing.T) {
 		m := panelBar.FindStringSubmatch(s)
 		return panelElapsed.MatchString(s) && (m == nil || len([]rune(m[1])) < 30)
 	}
-	s, ok := p.await(4*time.Second, narrow)
+	s, ok := p.awaitDuring(narrow, reportEnd)
 	if !ok {
 		t.Fatalf("the panel kept its 80-column bar after the pane narrowed to 50:\n%s", s)
 	}
@@ -195,11 +215,11 @@ func TestRampPanelInTmux(t *testing.T) {
 	skipUnderRace(t)
 	p := startTmux(t, fmt.Sprintf("%s ramp -k -c 4 --rate-from 100 --rate-to 200 --rate-step 100 --step-time 3s --pause 0 '%s'; sleep 60",
 		gbBin(t), liveURL(t)))
-	s, ok := p.await(8*time.Second, func(s string) bool { return panelRampRow.MatchString(s) && rampTarget2.MatchString(s) })
+	s, ok := p.awaitDuring(func(s string) bool { return panelRampRow.MatchString(s) && rampTarget2.MatchString(s) }, "saturation:")
 	if !ok {
 		t.Fatalf("no first step's row above step 2's panel:\n%s", s)
 	}
-	s, ok = p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "saturation:") })
+	s, ok = p.await(time.Minute, func(s string) bool { return strings.Contains(s, "saturation:") })
 	if !ok {
 		t.Fatalf("no summary after the ramp:\n%s", s)
 	}
@@ -217,10 +237,10 @@ func TestLivePanelServerInTmux(t *testing.T) {
 	skipUnderRace(t)
 	dir := t.TempDir()
 	p := startTmux(t, fmt.Sprintf("%s -t 5 -c 4 --profile=cpu --profile-dir %s '%s'; sleep 60", gbBin(t), dir, liveURL(t)))
-	if s, ok := p.await(5*time.Second, serverLine.MatchString); !ok {
+	if s, ok := p.awaitDuring(serverLine.MatchString, reportEnd); !ok {
 		t.Fatalf("no server line during a --profile run:\n%s", s)
 	}
-	if s, ok := p.await(20*time.Second, func(s string) bool { return strings.Contains(s, "Requests per second:") }); !ok || serverLine.MatchString(s) {
+	if s, ok := p.await(time.Minute, func(s string) bool { return strings.Contains(s, reportEnd) }); !ok || serverLine.MatchString(s) {
 		t.Errorf("after the run, want the report and no panel:\n%s", s)
 	}
 }

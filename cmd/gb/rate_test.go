@@ -12,12 +12,16 @@ import (
 )
 
 // stallRun runs gb -R 1000 -t 5 against url while stall freezes the
-// server for 1 s in the middle, and returns the result.
-func stallRun(t *testing.T, url string, stall func()) *stats.Result {
+// server for 1 s in the middle, and returns the result. The stall starts
+// once the server has answered stallAfter requests (served counts them),
+// so it lands inside the run however late gb starts: a fixed sleep could
+// stall the server before gb's first request or in its last second, where
+// the stalled requests end aborted and carry no latency.
+func stallRun(t *testing.T, url string, served func() int64, stall func()) *stats.Result {
 	t.Helper()
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, errb := startGB(t, "-k", "-c", "10", "-R", "1000", "-t", "5", "-q", "--json", js, url)
-	time.Sleep(2 * time.Second)
+	waitFor(t, "gb's first requests", func() bool { return served() >= stallAfter })
 	stall()
 	waitExit(t, cmd, 30*time.Second)
 	if cmd.ProcessState.ExitCode() != 0 {
@@ -52,15 +56,22 @@ func checkStall(t *testing.T, res *stats.Result) {
 	}
 }
 
+// stallAfter is the number of requests served before stallRun stalls the
+// server: 0.5 s of its 1000 req/s schedule, the 4.5 s after it leave room
+// for the 1 s stall.
+const stallAfter = 500
+
 func TestStallShowsInCorrectedLatency(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
-	res := stallRun(t, srv.URL()+"/hello", func() { srv.Stall(time.Second) })
+	served := func() int64 { return srv.Ledger().HTTP.Requests }
+	res := stallRun(t, srv.URL()+"/hello", served, func() { srv.Stall(time.Second) })
 	checkStall(t, res)
 }
 
 func TestNginxSIGSTOPShowsInCorrectedLatency(t *testing.T) {
 	ngx := testsupport.StartNginx(t, testsupport.NginxOptions{})
-	res := stallRun(t, ngx.URL+"/small.txt", func() {
+	served := func() int64 { return ngx.Totals(t).Requests } // nginx logs each request as it ends
+	res := stallRun(t, ngx.URL+"/small.txt", served, func() {
 		if err := ngx.Pause(time.Second); err != nil {
 			t.Error(err)
 		}

@@ -116,19 +116,25 @@ func TestSIGTERMStopsLikeSIGINT(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, _ := startGB(t, "-c", "3", "-t", "60", "--json", js, srv.FaultURL()+"/stall?ms=inf")
-	time.Sleep(500 * time.Millisecond)
+	// The signal goes once the server holds all 3 requests: gb catches
+	// signals from before its first request, and each connection has its
+	// request in flight (a fixed sleep could signal a gb still starting).
+	waitFor(t, "3 stalled requests", func() bool { return srv.Ledger().Fault.Requests >= 3 })
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	waitExit(t, cmd, 10*time.Second)
+	waitExit(t, cmd, signalLimit)
 	res := readResult(t, js)
 	if cmd.ProcessState.ExitCode() != 1 || res.StoppedBy != stats.StopSignal ||
 		res.Counts.Outcomes[stats.AbortedSignal] != 3 || len(res.Check()) > 0 || !strings.Contains(out.String(), "Complete requests:") {
 		t.Errorf("exit %d stopped by %q outcomes %v check %v", cmd.ProcessState.ExitCode(), res.StoppedBy, res.Counts.Outcomes, res.Check())
 	}
 	cmd2, _, _ := startGB(t, "-c", "3", "-t", "60", srv.FaultURL()+"/stall?ms=inf")
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "3 more stalled requests", func() bool { return srv.Ledger().Fault.Requests >= 6 })
 	_ = cmd2.Process.Signal(syscall.SIGINT)
 	_ = cmd2.Process.Signal(syscall.SIGINT)
-	waitExit(t, cmd2, 5*time.Second)
+	waitExit(t, cmd2, signalLimit) // the first signal alone waits for no response: only a hang fails
+	if code := cmd2.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("two SIGINTs: exit %d, want 1", code)
+	}
 }
 
 // TestNginxChurn: nginx closes connections after 100 requests and after

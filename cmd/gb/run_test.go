@@ -159,7 +159,9 @@ func TestSIGINTPrintsReport(t *testing.T) {
 	srv := testsupport.Server(t, testserver.Options{})
 	js := filepath.Join(t.TempDir(), "r.json")
 	cmd, out, errb := startGB(t, "-k", "-c", "4", "-t", "60", "--json", js, srv.URL()+"/delay?d=20ms")
-	time.Sleep(700 * time.Millisecond)
+	// gb catches SIGINT from before its first request: once the server
+	// has seen requests, the signal stops a run under way.
+	waitFor(t, "gb's first requests", func() bool { return srv.Ledger().HTTP.Requests >= 20 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

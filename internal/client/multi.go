@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/gb-bench/gb/internal/load"
@@ -64,6 +65,12 @@ type Multi struct {
 	// addresses appear, and the addresses known so far. nil otherwise.
 	ctx  context.Context
 	cfgs *atomic.Pointer[[]*Config]
+	// shared is fasts as Interrupt, which any goroutine may call, reads
+	// it: grow stores a copy after each growth (fasts is the worker's).
+	// stopped is set by Interrupt before it reads shared, so that a Fast
+	// grow makes as Interrupt runs is interrupted by one or the other.
+	shared  atomic.Pointer[[]*Fast]
+	stopped atomic.Bool
 }
 
 var _ load.Conn = (*Multi)(nil)
@@ -77,6 +84,7 @@ func NewMulti(ctx context.Context, cfgs []*Config, addrOf []int) *Multi {
 	for i, c := range cfgs {
 		m.fasts[i] = NewFast(ctx, c)
 	}
+	m.shared.Store(&m.fasts)
 	return m
 }
 
@@ -99,18 +107,31 @@ func (m *Multi) Do(x *load.Exchange) stats.Outcome {
 	return m.fasts[a].Do(x)
 }
 
-// grow makes the Fasts of a stream's addresses up to a.
+// grow makes the Fasts of a stream's addresses up to a, and shares them
+// with Interrupt (once per new address, off the per-request path).
 func (m *Multi) grow(a int) {
 	cfgs := *m.cfgs.Load()
-	for i := len(m.fasts); i <= a; i++ {
+	n := len(m.fasts)
+	for i := n; i <= a; i++ {
 		m.fasts = append(m.fasts, NewFast(m.ctx, cfgs[i]))
+	}
+	shared := slices.Clone(m.fasts)
+	m.shared.Store(&shared)
+	if m.stopped.Load() { // Interrupt may have read the Fasts before these
+		for _, f := range shared[n:] {
+			f.Interrupt()
+		}
 	}
 }
 
-// Interrupt interrupts every address's client.
+// Interrupt interrupts every address's client. It may be called from any
+// goroutine, while the worker grows its Fasts.
 func (m *Multi) Interrupt() {
-	for _, f := range m.fasts {
-		f.Interrupt()
+	m.stopped.Store(true)
+	if fs := m.shared.Load(); fs != nil {
+		for _, f := range *fs {
+			f.Interrupt()
+		}
 	}
 }
 

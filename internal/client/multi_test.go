@@ -2,10 +2,15 @@ package client
 
 import (
 	"context"
+	"io"
+	"net"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gb-bench/gb/internal/h1"
 	"github.com/gb-bench/gb/internal/load"
+	"github.com/gb-bench/gb/internal/testsupport"
 	"github.com/gb-bench/gb/stats"
 )
 
@@ -67,4 +72,59 @@ func BenchmarkMultiTarget(b *testing.B) {
 			b.Fatalf("outcome %v: %v", o, x.Err)
 		}
 	}
+}
+
+// TestStreamMultiInterruptReachesNewAddresses: Interrupt may come from the
+// run's stop while the worker makes the Fast of a new address (a lazy
+// stream learns its addresses on the way). A Fast made after Interrupt
+// read the Multi's Fasts is interrupted too: its request against a server
+// that never answers ends at once, not at the minute's timeout. And
+// Interrupt beside a growing Multi shares nothing unsynchronised (go test
+// -race: Interrupt read the slice the worker appended to).
+func TestStreamMultiInterruptReachesNewAddresses(t *testing.T) {
+	silent := testsupport.Serve(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	req := h1.Request{Host: silent, Target: "/"}
+	targets := []Target{{Request: req.Append(nil), Idempotent: true}, {Request: req.Append(nil), Idempotent: true}}
+	newMulti := func(addrs ...string) *Multi {
+		cfgs := make([]*Config, len(addrs))
+		for i, a := range addrs {
+			cfgs[i] = &Config{Addr: a, KeepAlive: true, Targets: targets, Timeout: time.Minute}
+		}
+		var known atomic.Pointer[[]*Config]
+		known.Store(&cfgs)
+		addrOf := make([]int, len(addrs))
+		for i := range addrOf {
+			addrOf[i] = i
+		}
+		return NewStreamMulti(context.Background(), &known, addrOf)
+	}
+
+	m := newMulti(silent)
+	defer m.Close()
+	m.Interrupt() // before the worker made any Fast
+	done := make(chan stats.Outcome, 1)
+	go func() {
+		var x load.Exchange
+		done <- m.Do(&x)
+	}()
+	select {
+	case o := <-done:
+		if o.Responded() {
+			t.Errorf("outcome %v after Interrupt, want none responded", o)
+		}
+	case <-time.After(30 * time.Second):
+		m.Interrupt() // ends the request, so that the test ends
+		t.Fatal("the Fast made after Interrupt was not interrupted: its request waited for the server")
+	}
+
+	served := rawServer(t, benchResponse)
+	m = newMulti(served, served)
+	defer m.Close()
+	stopped := make(chan struct{})
+	go func() { m.Interrupt(); close(stopped) }()
+	for i := range 2 {
+		x := load.Exchange{Target: i}
+		m.Do(&x)
+	}
+	<-stopped
 }

@@ -5,10 +5,13 @@ package evloop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -104,26 +107,37 @@ func TestInterruptEndsEveryWait(t *testing.T) {
 	}
 	defer l.Close()
 	errs := make(chan error, 2)
+	waiting := make(chan struct{}, 2) // each task says so as it is about to wait
+
 	l.Go(func(tk *Task) { // parked in Read with no deadline
 		c, err := dial(tk, addr)
 		if err != nil {
 			errs <- err
+			waiting <- struct{}{}
 			return
 		}
 		defer c.Close()
+		waiting <- struct{}{}
 		_, err = c.Read(make([]byte, 8))
 		errs <- err
 	})
 	l.Go(func(tk *Task) { // asleep for an hour
+		waiting <- struct{}{}
 		tk.Sleep(time.Hour)
 		errs <- nil
 	})
-	time.AfterFunc(20*time.Millisecond, l.Interrupt)
+	// The interrupt comes once both tasks reached their wait (not after a
+	// fixed 20 ms: a loop that ran them later saw its dial interrupted).
+	go func() {
+		<-waiting
+		<-waiting
+		l.Interrupt()
+	}()
 	done := make(chan struct{})
 	go func() { l.Run(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Run did not return after Interrupt")
 	}
 	if err := <-errs; err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -357,6 +371,29 @@ func TestSleepsNearAndFarEndOnTime(t *testing.T) {
 	}
 }
 
+// synSentTo reports whether a socket of this host is connecting to addr
+// (an IPv4 "host:port") with its SYN unanswered: state SYN_SENT in
+// /proc/net/tcp.
+func synSentTo(addr string) bool {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return false
+	}
+	ip := ap.Addr().As4()
+	want := fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], ap.Port())
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[2] == want && f[3] == "02" {
+			return true
+		}
+	}
+	return false
+}
+
 // fullListener listens on a free loopback port with an accept queue of
 // one and fills it with a connection it does not accept: the kernel drops
 // the next SYN, so the next dial stays in SYN_SENT until its retransmit
@@ -406,8 +443,17 @@ func TestDialWaitsForALateHandshake(t *testing.T) {
 	addr, accept := fullListener(t)
 	var derr error
 	var parked int64
+	// The queue is freed once the dial's SYN went out (and was dropped),
+	// not after a fixed 100 ms: a loop that ran the task later would find
+	// the queue free and never park. The handshake then waits for the
+	// SYN's retransmit, a second later.
+	go func() {
+		for end := time.Now().Add(time.Minute); !synSentTo(addr) && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		accept()
+	}()
 	runTasks(t, 1, func(tk *Task) {
-		time.AfterFunc(100*time.Millisecond, func() { go accept() })
 		before := tk.loop.resumes
 		c, err := dial(tk, addr)
 		parked, derr = tk.loop.resumes-before, err

@@ -73,30 +73,61 @@ func TestRateModeStreams(t *testing.T) {
 	}
 }
 
-// TestWarmupAndTimeLimitStreams: a warm-up then a time limit with slow
-// responses and 5 streams in flight per connection: the requests in
-// flight at the stop end as aborted.deadline, the warm-up's are counted
-// apart, and nothing is lost: outcomes sum to dispatched in both.
+// TestWarmupAndTimeLimitStreams: a warm-up then a time limit with 5
+// streams in flight per connection: the warm-up's requests are counted
+// apart, also those answered after it, the requests in flight at the stop
+// end as aborted.deadline, and nothing is lost: outcomes sum to dispatched
+// in both. The server is scripted, so that no account depends on its
+// speed: it holds the warm-up's requests until the measured load begins
+// (OnMeasure), answers them then, and holds every later request until the
+// stop. So a measured request never ends ok, and a warm-up one ends ok or
+// aborted.deadline (answered after the stop), in the warm-up's account.
 func TestWarmupAndTimeLimitStreams(t *testing.T) {
+	measuring, end := make(chan struct{}), make(chan struct{})
+	defer close(end)
 	gs := startGoServer(t, false, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(20 * time.Millisecond)
-		_, _ = io.WriteString(w, "slow")
+		select {
+		case <-measuring: // a measured request: no answer before the stop
+			select {
+			case <-end:
+			case <-r.Context().Done():
+			}
+			return
+		default:
+		}
+		select {
+		case <-measuring:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "warm")
 	})
 	cfg := clientConfig(t, gs.addr, false, nil, 5, 10*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 2, Duration: 300 * time.Millisecond, Warmup: 100 * time.Millisecond, Loops: 1})
+	res := run(t, cfg, load.Config{Concurrency: 2, Duration: 300 * time.Millisecond, Warmup: 100 * time.Millisecond, Loops: 1,
+		OnMeasure: func() { close(measuring) }})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes
-	if res.StoppedBy != stats.StopTime || o[stats.AbortedDeadline] == 0 || o[stats.OK] == 0 {
-		t.Errorf("stopped by %s, outcomes %v", res.StoppedBy, o)
+	if res.StoppedBy != stats.StopTime || o[stats.AbortedDeadline] != res.Counts.Dispatched {
+		t.Errorf("stopped by %s, %d dispatched, outcomes %v: want every measured one aborted.deadline", res.StoppedBy, res.Counts.Dispatched, o)
 	}
 	w := res.Warmup
+	if w == nil {
+		t.Fatal("no warm-up account")
+	}
+	wo := w.Counts.Outcomes
 	var warm int64
-	for _, n := range w.Counts.Outcomes {
+	for _, n := range wo {
 		warm += n
 	}
-	if w == nil || w.Counts.Dispatched == 0 || warm != w.Counts.Dispatched {
-		t.Errorf("warm-up %+v: outcomes sum to %d", w, warm)
+	// A warm-up request ends ok if its answer came back before the stop,
+	// else aborted.deadline: either way in the warm-up's account.
+	if w.Counts.Dispatched == 0 || warm != w.Counts.Dispatched || wo[stats.OK]+wo[stats.AbortedDeadline] != warm {
+		t.Errorf("warm-up %+v: outcomes sum to %d, want %d, each ok or aborted.deadline", w.Counts, warm, w.Counts.Dispatched)
 	}
+	if o[stats.AbortedDeadline]+wo[stats.AbortedDeadline] == 0 {
+		t.Errorf("nothing in flight at the stop: outcomes %v, warm-up's %v", o, wo)
+	}
+	t.Logf("warm-up: %d ok, %d aborted; measured: %d aborted", wo[stats.OK], wo[stats.AbortedDeadline], o[stats.AbortedDeadline])
 	if got := res.Counts.Dispatched + w.Counts.Dispatched; gs.served.Load() > got {
 		t.Errorf("server served %d, gb dispatched %d", gs.served.Load(), got)
 	}

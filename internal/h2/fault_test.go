@@ -31,7 +31,7 @@ func TestGoAwayRetriesUnprocessed(t *testing.T) {
 				_ = c.fr.WriteGoAway(id-2, http2.ErrCodeNo, nil)
 			}
 		})
-		cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
+		cfg := clientConfig(t, s.addr, false, nil, 4, hangGuard)
 		res := run(t, cfg, load.Config{Concurrency: 1, Requests: 103, Loops: loops})
 		checkCounts(t, res)
 		if res.Counts.Outcomes[stats.OK] != 103 || served.Load() != 103 {
@@ -63,7 +63,7 @@ func testResetStream(t *testing.T, loops int) {
 			c.respond(id, 200, []byte("ok"))
 		}
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 1, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 60, Loops: loops})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes
@@ -161,7 +161,7 @@ func testHeaderListTooLarge(t *testing.T, loops int) {
 			p = p[k:]
 		}
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 1, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 20, Loops: loops})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes
@@ -183,7 +183,7 @@ func testCloseMidStream(t *testing.T, loops int) {
 		time.Sleep(10 * time.Millisecond)
 		_ = c.nc.Close()
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 1, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 3, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.FailTruncated] != 3 || res.Counts.ConnsOpened != 3 || res.Counts.BodyIn != 12 {
@@ -231,7 +231,7 @@ func testServerClosesBetweenRequests(t *testing.T, loops int) {
 			_ = c.nc.Close()
 		}
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 1, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 1, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 30, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.OK] != 30 || answered.Load() != 30 || res.Counts.ConnsOpened != 10 {
@@ -263,7 +263,7 @@ func TestNoStreamsAllowed(t *testing.T) { bothEngines(t, testNoStreamsAllowed) }
 
 func testNoStreamsAllowed(t *testing.T, loops int) {
 	s := startScripted(t, &scripted{settings: []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}})
-	cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 4, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 5, Loops: loops})
 	checkCounts(t, res)
 	if res.Counts.Outcomes[stats.FailProtocol] != 5 || s.requests.Load() != 0 || !hasError(res, "allows no streams") {

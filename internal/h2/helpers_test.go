@@ -121,3 +121,8 @@ func checkCounts(t testing.TB, res *stats.Result) {
 
 var _ = strings.Contains
 var _ = net.Listen
+
+// hangGuard is the client timeout (-s) of the tests whose server answers
+// at once or not at all by script: no request is meant to time out, so it
+// only ends a real hang, never a slow answer on a busy machine.
+const hangGuard = time.Minute

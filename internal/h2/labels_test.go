@@ -47,7 +47,7 @@ func testStreamErrorsGroup(t *testing.T, loops int) {
 		c.fr.AllowIllegalWrites = true
 		_ = c.fr.WriteWindowUpdate(id, 0)
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 4, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 4, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 12, Loops: loops})
 	checkCounts(t, res)
 	if o := res.Counts.Outcomes; o[stats.FailProtocol] != 12 || len(res.Counts.Errors) != 1 {

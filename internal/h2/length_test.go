@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gb-bench/gb/internal/load"
 	"github.com/gb-bench/gb/stats"
@@ -44,7 +43,7 @@ func testContentLengthMismatch(t *testing.T, loops int) {
 		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: c.buf.Bytes(), EndHeaders: true})
 		_ = c.fr.WriteData(id, true, body)
 	})
-	cfg := clientConfig(t, s.addr, false, nil, 2, 2*time.Second)
+	cfg := clientConfig(t, s.addr, false, nil, 2, hangGuard)
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 36, Loops: loops})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes

@@ -58,19 +58,20 @@ func testPhaseTimeoutsPerStream(t *testing.T, loops int) {
 func TestHeaderTimeoutPerStream(t *testing.T) { bothEngines(t, testHeaderTimeoutPerStream) }
 
 func testHeaderTimeoutPerStream(t *testing.T, loops int) {
-	s := startScripted(t, &scripted{})
 	var rest = map[uint32][]byte{} // the serve goroutine's only
+	// onReset is set before the server starts: its goroutines read it
+	// without a lock (set after, it raced with them under -race).
+	s := startScripted(t, &scripted{onReset: func(c *sconn, id uint32) {
+		if b, ok := rest[id]; ok {
+			_ = c.fr.WriteContinuation(id, true, b)
+			delete(rest, id)
+		}
+	}})
 	s.handle(func(c *sconn, id uint32, n int64) {
 		block := c.headers(200, "x-a", "1", "x-b", "2")
 		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block[:3], EndStream: true})
 		rest[id] = block[3:]
 	})
-	s.onReset = func(c *sconn, id uint32) {
-		if b, ok := rest[id]; ok {
-			_ = c.fr.WriteContinuation(id, true, b)
-			delete(rest, id)
-		}
-	}
 	cfg := phased(t, s.addr, 1, time.Minute, func(cc *client.Config) { cc.HeaderTimeout = 100 * time.Millisecond })
 	res := run(t, cfg, load.Config{Concurrency: 1, Requests: 3, Duration: 30 * time.Second, Loops: loops})
 	checkCounts(t, res)

@@ -28,7 +28,8 @@ type scripted struct {
 	// stream id; nil answers 200 "ok". Set with handle.
 	onRequest func(c *sconn, id uint32, n int64)
 	// onReset is called for each RST_STREAM the client sends; nil = none.
-	// Set before the client connects.
+	// Set it in the scripted value passed to startScripted: the serve
+	// goroutines read it without a lock.
 	onReset func(c *sconn, id uint32)
 
 	requests atomic.Int64 // request HEADERS received
