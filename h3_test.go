@@ -84,7 +84,7 @@ func TestHTTP3RateWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := gb.Run(context.Background(), gb.Config{URL: s.TLSURL() + "/bytes/6", Protocol: gb.ProtocolHTTP3,
-		Streams: 2, Concurrency: 2, Rate: rate, Duration: 700 * time.Millisecond, Warmup: 300 * time.Millisecond,
+		Streams: 2, Concurrency: 2, Rate: rate, Duration: 2 * time.Second, Warmup: time.Second, // wide enough for a handshake on a busy machine
 		TLS: gb.TLS{CAFile: ca}})
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func TestWarmupAndTimeLimitStreams(t *testing.T) {
 		_, _ = io.WriteString(w, "warm")
 	})
 	cfg := clientConfig(t, gs.addr, false, nil, 5, 10*time.Second)
-	res := run(t, cfg, load.Config{Concurrency: 2, Duration: 300 * time.Millisecond, Warmup: 100 * time.Millisecond, Loops: 1,
+	res := run(t, cfg, load.Config{Concurrency: 2, Duration: 300 * time.Millisecond, Warmup: time.Second, Loops: 1, // a worker late by most of a second still sends in the warm-up
 		OnMeasure: func() { close(measuring) }})
 	checkCounts(t, res)
 	o := res.Counts.Outcomes

@@ -131,7 +131,7 @@ func TestStreamsRateMode(t *testing.T) {
 // before the stop, so that some are in flight then however late it comes.
 func TestStreamsStopAndWarmup(t *testing.T) {
 	var started atomic.Int64
-	res := mustRun(t, Config{Concurrency: 2, Duration: 200 * time.Millisecond, Warmup: 100 * time.Millisecond,
+	res := mustRun(t, Config{Concurrency: 2, Duration: 200 * time.Millisecond, Warmup: time.Second, // a second: a worker late by most of it still sends in it
 		NewConn: func(context.Context) Conn {
 			return &fakeStreamer{limit: 5, delay: time.Millisecond, holdMeasured: true, started: &started}
 		}}, context.Background())
