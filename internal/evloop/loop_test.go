@@ -272,25 +272,37 @@ func TestPeerCloseReadsEOF(t *testing.T) {
 
 // TestEarlierDeadlineOfAnotherTaskIsHonoured parks one task with a long
 // deadline, then another with a short one: the loop must wake for the
-// short one, not sleep on the long one (or its one-second bound).
+// short one, not sleep on the long one (or its one-second bound). A loop
+// that slept on the bound is late by most of a second every time; a busy
+// machine is that late only now and then, so the test takes the best of
+// three tries.
 func TestEarlierDeadlineOfAnotherTaskIsHonoured(t *testing.T) {
 	addr := testsupport.EchoLines(t)
-	var waited time.Duration
-	var shortErr, longErr error
-	runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
-		_, longErr = readWithDeadline(tk, addr, time.Minute)
-	}, func(tk *Task) {
-		defer tk.loop.Interrupt()
-		waited, shortErr = readWithDeadline(tk, addr, 50*time.Millisecond)
-	})
-	if !errors.Is(shortErr, os.ErrDeadlineExceeded) {
-		t.Fatalf("short read: %v, want a timeout", shortErr)
+	var best time.Duration
+	for try := 0; try < 3 && (try == 0 || best > 800*time.Millisecond); try++ {
+		var waited time.Duration
+		var shortErr, longErr error
+		runAll(t, func(tk *Task) { // long: parked first, ended by the loop's Interrupt below
+			_, longErr = readWithDeadline(tk, addr, time.Minute)
+		}, func(tk *Task) {
+			defer tk.loop.Interrupt()
+			waited, shortErr = readWithDeadline(tk, addr, 50*time.Millisecond)
+		})
+		if !errors.Is(shortErr, os.ErrDeadlineExceeded) {
+			t.Fatalf("short read: %v, want a timeout", shortErr)
+		}
+		if waited < 50*time.Millisecond {
+			t.Fatalf("the 50ms deadline ended the read after %v", waited)
+		}
+		if !errors.Is(longErr, os.ErrDeadlineExceeded) {
+			t.Fatalf("long read: %v, want it ended by the Interrupt", longErr)
+		}
+		if try == 0 || waited < best {
+			best = waited
+		}
 	}
-	if waited < 50*time.Millisecond || waited > 800*time.Millisecond {
-		t.Fatalf("the 50ms deadline ended the read after %v", waited)
-	}
-	if !errors.Is(longErr, os.ErrDeadlineExceeded) {
-		t.Fatalf("long read: %v, want it ended by the Interrupt", longErr)
+	if best > 800*time.Millisecond {
+		t.Fatalf("the 50ms deadline ended the read after %v at best of three", best)
 	}
 }
 
