@@ -125,12 +125,12 @@ func TestCountersAndStatus(t *testing.T) {
 
 // TestTimeLimitAbortsInFlight: every request in flight at the time limit
 // (the fake never answers) ends as aborted.deadline. A worker whose
-// goroutine first runs after the 50 ms limit sends nothing, as it should,
+// goroutine first runs after the 500 ms limit sends nothing, as it should,
 // so the test wants every request sent aborted, and at least one sent
 // (on an idle machine all 5 are).
 func TestTimeLimitAbortsInFlight(t *testing.T) {
 	var calls atomic.Int64
-	res := mustRun(t, Config{Concurrency: 5, Duration: 50 * time.Millisecond,
+	res := mustRun(t, Config{Concurrency: 5, Duration: 500 * time.Millisecond,
 		NewConn: newFake(&calls, fakeConn{block: true})}, context.Background())
 	if res.StoppedBy != stats.StopTime {
 		t.Errorf("stopped by %q", res.StoppedBy)
